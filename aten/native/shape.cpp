@@ -1,0 +1,90 @@
+// Shape ops that only change a tensor's geometry: view.
+#include "aten/Functions.h"
+#include "c10/dispatch/Library.h"
+#include "c10/util/Exception.h"
+
+namespace ember {
+namespace {
+
+// The sizes a view asks for, with one -1 inferred from numel.
+SizesAndStrides infer_view_size(IntArrayRef size, int64_t numel) {
+  int64_t known = 1;
+  int64_t infer_at = -1;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == -1) {
+      EMBER_CHECK_VALUE(infer_at < 0, "view(): expected at most one -1 in 'size', but got ", size);
+      infer_at = static_cast<int64_t>(i);
+    } else {
+      EMBER_CHECK_VALUE(size[i] >= 0, "view(): expected 'size' to hold sizes >= -1, but got ", size);
+      known *= size[i];
+    }
+  }
+  std::vector<int64_t> out(size.begin(), size.end());
+  if (infer_at >= 0) {
+    EMBER_CHECK_VALUE(known != 0 && numel % known == 0, "view(): shape ", size,
+                      " is invalid for input of size ", numel);
+    out[infer_at] = numel / known;
+  } else {
+    EMBER_CHECK_VALUE(known == numel, "view(): shape ", size, " is invalid for input of size ", numel);
+  }
+  SizesAndStrides s;
+  s.resize(out.size());
+  for (size_t i = 0; i < out.size(); ++i) s.sizes_data()[i] = out[i];
+  return s;
+}
+
+// Strides for viewing `self` as `sizes` without copying, if possible (PyTorch's
+// computeStride: chunks of contiguous dims of the old shape map onto the new one).
+bool view_strides(IntArrayRef old_sizes, IntArrayRef old_strides, int64_t numel, SizesAndStrides& s) {
+  const size_t new_dim = s.dim();
+  int64_t* new_strides = s.strides_data();
+  const int64_t* new_sizes = s.sizes_data();
+  if (numel == 0 || old_sizes.empty()) {
+    int64_t stride = 1;
+    for (size_t i = new_dim; i-- > 0;) {
+      new_strides[i] = stride;
+      stride *= new_sizes[i] > 1 ? new_sizes[i] : 1;
+    }
+    return true;
+  }
+  int64_t view_d = static_cast<int64_t>(new_dim) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(old_sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= old_sizes[d];
+    if (d == 0 || (old_sizes[d - 1] != 1 && old_strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+        new_strides[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (d > 0) {
+        chunk_base_stride = old_strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+Tensor view_strided(const Tensor& self, IntArrayRef size) {
+  SizesAndStrides geometry = infer_view_size(size, self.numel());
+  EMBER_CHECK(view_strides(self.sizes(), self.strides(), self.numel(), geometry),
+              "view(): size ", size, " is not compatible with the input's sizes ", self.sizes(),
+              " and strides ", self.strides(),
+              " (at least one dimension spans two contiguous subspaces); use reshape() instead");
+  TensorImpl* src = self.impl();
+  auto impl = make_intrusive<TensorImpl>(src->storage(), src->key_set(), src->dtype());
+  impl->set_sizes_and_strides(geometry.sizes(), geometry.strides(), src->storage_offset());
+  impl->share_version_counter(*src);
+  return Tensor(std::move(impl));
+}
+
+}  // namespace
+
+EMBER_LIBRARY_IMPL(aten, CPU, m) { m.impl("view", &view_strided); }
+EMBER_LIBRARY_IMPL(aten, Meta, m) { m.impl("view", &view_strided); }
+
+}  // namespace ember

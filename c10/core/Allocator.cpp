@@ -1,0 +1,52 @@
+#include "c10/core/Allocator.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "c10/util/Exception.h"
+
+namespace ember {
+namespace {
+
+void cpu_free(void* p) { std::free(p); }
+
+class CpuAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override {
+    if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
+    size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+    void* p = std::aligned_alloc(kCpuAlignment, rounded);
+    EMBER_CHECK(p != nullptr, "CPU allocator: out of memory allocating ", nbytes, " bytes");
+    return DataPtr(p, p, &cpu_free, Device(DeviceType::CPU));
+  }
+};
+
+// Meta tensors have shapes but no data: every allocation is empty.
+class MetaAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t) override {
+    return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::Meta));
+  }
+};
+
+CpuAllocator cpu_alloc;
+MetaAllocator meta_alloc;
+std::atomic<Allocator*> allocators[] = {&cpu_alloc, nullptr, &meta_alloc, nullptr};
+
+}  // namespace
+
+Allocator* cpu_allocator() { return &cpu_alloc; }
+
+Allocator* get_allocator(DeviceType t) {
+  Allocator* a = allocators[static_cast<int>(t)].load(std::memory_order_acquire);
+  EMBER_CHECK(a != nullptr, "no allocator is registered for device type '",
+              device_type_name(t), "'; register one with ember::set_allocator()");
+  return a;
+}
+
+void set_allocator(DeviceType t, Allocator* allocator) {
+  allocators[static_cast<int>(t)].store(allocator, std::memory_order_release);
+}
+
+}  // namespace ember

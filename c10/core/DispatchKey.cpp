@@ -1,0 +1,125 @@
+#include "c10/core/DispatchKey.h"
+
+#include "c10/core/DispatchKeySet.h"
+#include "c10/util/Exception.h"
+
+namespace ember {
+namespace {
+
+struct KeyName { DispatchKey key; const char* name; };
+constexpr KeyName kKeyNames[] = {
+    {DispatchKey::Undefined, "Undefined"},
+    {DispatchKey::CPU, "CPU"},
+    {DispatchKey::CUDA, "CUDA"},
+    {DispatchKey::Meta, "Meta"},
+    {DispatchKey::PrivateUse1, "PrivateUse1"},
+    {DispatchKey::MkldnnCPU, "MkldnnCPU"},
+    {DispatchKey::SparseCPU, "SparseCPU"},
+    {DispatchKey::SparseCUDA, "SparseCUDA"},
+    {DispatchKey::SparseCsrCPU, "SparseCsrCPU"},
+    {DispatchKey::SparseCsrCUDA, "SparseCsrCUDA"},
+    {DispatchKey::BackendSelect, "BackendSelect"},
+    {DispatchKey::ADInplaceOrView, "ADInplaceOrView"},
+    {DispatchKey::AutogradOther, "AutogradOther"},
+    {DispatchKey::AutogradCPU, "AutogradCPU"},
+    {DispatchKey::AutogradCUDA, "AutogradCUDA"},
+    {DispatchKey::AutogradPrivateUse1, "AutogradPrivateUse1"},
+    {DispatchKey::Tracer, "Tracer"},
+    {DispatchKey::Profiler, "Profiler"},
+    {DispatchKey::Autograd, "Autograd"},
+    {DispatchKey::CompositeExplicitAutograd, "CompositeExplicitAutograd"},
+    {DispatchKey::CompositeImplicitAutograd, "CompositeImplicitAutograd"},
+};
+
+}  // namespace
+
+const char* dispatch_key_name(DispatchKey k) {
+  for (const auto& kn : kKeyNames) {
+    if (kn.key == k) return kn.name;
+  }
+  return "UnnamedKey";
+}
+
+std::optional<DispatchKey> parse_dispatch_key(std::string_view name) {
+  for (const auto& kn : kKeyNames) {
+    if (name == kn.name) return kn.key;
+  }
+  return std::nullopt;
+}
+
+DispatchKey autograd_key_of(DispatchKey backend) {
+  switch (backend) {
+    case DispatchKey::CPU:
+    case DispatchKey::SparseCPU:
+    case DispatchKey::MkldnnCPU:
+    case DispatchKey::SparseCsrCPU: return DispatchKey::AutogradCPU;
+    case DispatchKey::CUDA:
+    case DispatchKey::SparseCUDA:
+    case DispatchKey::SparseCsrCUDA: return DispatchKey::AutogradCUDA;
+    case DispatchKey::PrivateUse1: return DispatchKey::AutogradPrivateUse1;
+    default: return DispatchKey::AutogradOther;
+  }
+}
+
+DispatchKey backend_key_of(Device device, Layout layout) {
+  const auto t = device.type();
+  switch (layout) {
+    case Layout::Strided:
+      switch (t) {
+        case DeviceType::CPU: return DispatchKey::CPU;
+        case DeviceType::CUDA: return DispatchKey::CUDA;
+        case DeviceType::Meta: return DispatchKey::Meta;
+        case DeviceType::PrivateUse1: return DispatchKey::PrivateUse1;
+      }
+      break;
+    case Layout::Sparse:
+      if (t == DeviceType::CPU) return DispatchKey::SparseCPU;
+      if (t == DeviceType::CUDA) return DispatchKey::SparseCUDA;
+      break;
+    case Layout::SparseCsr:
+      if (t == DeviceType::CPU) return DispatchKey::SparseCsrCPU;
+      if (t == DeviceType::CUDA) return DispatchKey::SparseCsrCUDA;
+      break;
+    case Layout::Mkldnn:
+      if (t == DeviceType::CPU) return DispatchKey::MkldnnCPU;
+      break;
+  }
+  EMBER_THROW(NotImplementedError, "expected a supported device and layout, but got layout ",
+              layout, " on device '", device, "'");
+}
+
+DispatchKeySet DispatchKeySet::of_alias(DispatchKey k) {
+  constexpr DispatchKeySet autograd{DispatchKey::AutogradOther, DispatchKey::AutogradCPU,
+                                    DispatchKey::AutogradCUDA,
+                                    DispatchKey::AutogradPrivateUse1};
+  constexpr DispatchKeySet backends{
+      DispatchKey::CPU,       DispatchKey::CUDA,       DispatchKey::Meta,
+      DispatchKey::PrivateUse1, DispatchKey::MkldnnCPU, DispatchKey::SparseCPU,
+      DispatchKey::SparseCUDA, DispatchKey::SparseCsrCPU, DispatchKey::SparseCsrCUDA};
+  switch (k) {
+    case DispatchKey::Autograd: return autograd;
+    case DispatchKey::CompositeExplicitAutograd: return backends;
+    case DispatchKey::CompositeImplicitAutograd: return backends | autograd;
+    default: return DispatchKeySet(k);
+  }
+}
+
+std::string DispatchKeySet::str() const {
+  std::string s = "DispatchKeySet(";
+  bool first = true;
+  for (int i = 1; i < kNumRuntimeKeys; ++i) {
+    if ((bits_ >> i) & 1) {
+      s += first ? "" : ", ";
+      s += dispatch_key_name(static_cast<DispatchKey>(i));
+      first = false;
+    }
+  }
+  return s + ")";
+}
+
+DispatchKeySet tensor_key_set(Device device, Layout layout) {
+  DispatchKey backend = backend_key_of(device, layout);
+  return DispatchKeySet{backend, autograd_key_of(backend), DispatchKey::ADInplaceOrView};
+}
+
+}  // namespace ember

@@ -1,0 +1,65 @@
+#pragma once
+/// Element types of tensors, their sizes and names, and PyTorch's promotion table.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string_view>
+
+#include "c10/macros/Export.h"
+
+namespace ember {
+
+/// A tensor's element type. The order is PyTorch's, which the promotion table relies on.
+enum class ScalarType : int8_t {
+  Byte,        ///< uint8
+  Char,        ///< int8
+  Short,       ///< int16
+  Int,         ///< int32
+  Long,        ///< int64
+  Half,        ///< float16
+  Float,       ///< float32
+  Double,      ///< float64
+  ComplexFloat,   ///< complex64
+  ComplexDouble,  ///< complex128
+  Bool,
+  BFloat16,
+  Undefined,
+};
+
+/// The number of defined scalar types (Undefined excluded).
+inline constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
+
+/// Bytes per element; 0 for Undefined.
+constexpr size_t itemsize(ScalarType t) {
+  constexpr uint8_t sizes[] = {1, 1, 2, 4, 8, 2, 4, 8, 8, 16, 1, 2, 0};
+  return sizes[static_cast<int>(t)];
+}
+
+/// PyTorch's name: "float32", "int64", "complex64", "bool", ...
+EMBER_API const char* scalar_type_name(ScalarType t);
+/// The type named by a PyTorch name ("float32", "float", "long", "int64", ...), if any.
+EMBER_API std::optional<ScalarType> parse_scalar_type(std::string_view name);
+
+constexpr bool is_floating_point(ScalarType t) {
+  return t == ScalarType::Half || t == ScalarType::Float || t == ScalarType::Double ||
+         t == ScalarType::BFloat16;
+}
+constexpr bool is_complex(ScalarType t) {
+  return t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble;
+}
+constexpr bool is_integral(ScalarType t, bool include_bool) {
+  return (t >= ScalarType::Byte && t <= ScalarType::Long) ||
+         (include_bool && t == ScalarType::Bool);
+}
+
+/// The smallest type both a and b convert to without loss, as torch.promote_types does.
+/// Throws TypeError for Undefined.
+EMBER_API ScalarType promote_types(ScalarType a, ScalarType b);
+
+inline std::ostream& operator<<(std::ostream& os, ScalarType t) {
+  return os << scalar_type_name(t);
+}
+
+}  // namespace ember

@@ -1,0 +1,59 @@
+#include "c10/core/Tensor.h"
+
+#include <complex>
+
+#include "c10/util/Exception.h"
+
+namespace ember {
+namespace {
+
+int64_t wrap_dim(const char* op, int64_t d, int64_t dim) {
+  EMBER_CHECK_INDEX(d >= -dim && d < dim, op, "(): expected 'dim' in [", -dim, ", ",
+                    dim - 1, "] for a ", dim, "-D tensor, but got ", d);
+  return d < 0 ? d + dim : d;
+}
+
+template <class T> constexpr ScalarType scalar_type_of = ScalarType::Undefined;
+template <> constexpr ScalarType scalar_type_of<uint8_t> = ScalarType::Byte;
+template <> constexpr ScalarType scalar_type_of<int8_t> = ScalarType::Char;
+template <> constexpr ScalarType scalar_type_of<int16_t> = ScalarType::Short;
+template <> constexpr ScalarType scalar_type_of<int32_t> = ScalarType::Int;
+template <> constexpr ScalarType scalar_type_of<int64_t> = ScalarType::Long;
+template <> constexpr ScalarType scalar_type_of<float> = ScalarType::Float;
+template <> constexpr ScalarType scalar_type_of<double> = ScalarType::Double;
+template <> constexpr ScalarType scalar_type_of<bool> = ScalarType::Bool;
+template <> constexpr ScalarType scalar_type_of<std::complex<float>> = ScalarType::ComplexFloat;
+template <> constexpr ScalarType scalar_type_of<std::complex<double>> = ScalarType::ComplexDouble;
+
+}  // namespace
+
+int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim("size", d, dim())]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim("stride", d, dim())]; }
+
+template <class T>
+T* Tensor::data_ptr_as() const {
+  EMBER_CHECK_TYPE(scalar_type() == scalar_type_of<T>, "data_ptr(): expected a tensor of dtype ",
+                   scalar_type_of<T>, ", but got ", scalar_type());
+  return static_cast<T*>(data_ptr());
+}
+
+#define EMBER_INSTANTIATE_DATA_PTR(T) template EMBER_API T* Tensor::data_ptr_as<T>() const;
+EMBER_INSTANTIATE_DATA_PTR(uint8_t)
+EMBER_INSTANTIATE_DATA_PTR(int8_t)
+EMBER_INSTANTIATE_DATA_PTR(int16_t)
+EMBER_INSTANTIATE_DATA_PTR(int32_t)
+EMBER_INSTANTIATE_DATA_PTR(int64_t)
+EMBER_INSTANTIATE_DATA_PTR(float)
+EMBER_INSTANTIATE_DATA_PTR(double)
+EMBER_INSTANTIATE_DATA_PTR(bool)
+EMBER_INSTANTIATE_DATA_PTR(std::complex<float>)
+EMBER_INSTANTIATE_DATA_PTR(std::complex<double>)
+#undef EMBER_INSTANTIATE_DATA_PTR
+
+std::string Tensor::str() const {
+  if (!defined()) return "Tensor(undefined)";
+  return ember::str("Tensor(sizes=", sizes(), ", dtype=", scalar_type(), ", device=", device(),
+                    ")");
+}
+
+}  // namespace ember

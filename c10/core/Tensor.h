@@ -1,0 +1,79 @@
+#pragma once
+/// The Tensor handle: a refcounted pointer to a TensorImpl that is never null.
+
+#include <optional>
+#include <ostream>
+#include <utility>
+
+#include "c10/core/TensorImpl.h"
+
+namespace ember {
+
+/// A handle to a tensor. Copies share the tensor (like torch.Tensor in Python); an
+/// undefined Tensor (default-constructed) points to TensorImpl::undefined().
+class EMBER_API Tensor {
+ public:
+  Tensor() noexcept : impl_(TensorImpl::undefined()) {}
+  /// Takes shared ownership of impl (null gives an undefined tensor).
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) noexcept
+      : impl_(impl ? impl.release() : TensorImpl::undefined()) {}
+  Tensor(const Tensor& o) noexcept : impl_(o.impl_) { intrusive_retain(impl_); }
+  Tensor(Tensor&& o) noexcept : impl_(std::exchange(o.impl_, TensorImpl::undefined())) {}
+  ~Tensor() { intrusive_release(impl_); }
+  Tensor& operator=(const Tensor& o) noexcept {
+    Tensor(o).swap(*this);
+    return *this;
+  }
+  Tensor& operator=(Tensor&& o) noexcept {
+    Tensor(std::move(o)).swap(*this);
+    return *this;
+  }
+  void swap(Tensor& o) noexcept { std::swap(impl_, o.impl_); }
+
+  /// Adopts a raw impl that already carries one reference for this handle.
+  static Tensor adopt(TensorImpl* impl) noexcept {
+    Tensor t;
+    t.impl_ = impl;
+    return t;
+  }
+  /// Gives up this handle's reference without releasing it.
+  TensorImpl* release() noexcept { return std::exchange(impl_, TensorImpl::undefined()); }
+
+  TensorImpl* impl() const noexcept { return impl_; }
+  bool defined() const { return impl_->defined(); }
+  DispatchKeySet key_set() const { return impl_->key_set(); }
+  int64_t dim() const { return impl_->dim(); }
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  /// Size of dimension d; negative d counts from the end. Throws IndexError.
+  int64_t size(int64_t d) const;
+  /// Stride of dimension d; negative d counts from the end. Throws IndexError.
+  int64_t stride(int64_t d) const;
+  int64_t numel() const { return impl_->numel(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  size_t element_size() const { return itemsize(impl_->dtype()); }
+  Device device() const { return impl_->device(); }
+  Layout layout() const { return impl_->layout(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  const Storage& storage() const { return impl_->storage(); }
+  void* data_ptr() const { return impl_->data(); }
+  /// Typed pointer to the first element; throws TypeError when T is not the dtype.
+  template <class T>
+  T* data_ptr_as() const;
+  uint32_t use_count() const { return impl_->use_count(); }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  /// "Tensor(sizes=[2, 3], dtype=float32, device=cpu)" (values print once printing lands).
+  std::string str() const;
+
+ private:
+  TensorImpl* impl_;
+};
+
+/// A borrowed list of tensors, as `Tensor[]` arguments are passed.
+using TensorList = ArrayRef<Tensor>;
+
+inline std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
+
+}  // namespace ember

@@ -1,0 +1,272 @@
+#pragma once
+/// How C++ kernel and caller types map onto schema types, and the one calling convention
+/// (the canonical types) every unboxed kernel is called with.
+
+#include <complex>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "c10/core/DispatchKeySet.h"
+#include "c10/core/IValue.h"
+#include "c10/core/MemoryFormat.h"
+#include "c10/core/Scalar.h"
+#include "c10/core/Tensor.h"
+
+namespace ember {
+
+// Note [Canonical calling convention]: a schema type has exactly one C++ parameter type
+// (its canonical type, below) in the unboxed calling convention. Kernels and callers may
+// use other spellings of it (`Tensor` by value, `Tensor&` for out arguments); the
+// trampolines convert. So two signatures that agree as schema types agree as function
+// pointer types, and the registration-time schema check makes the unboxed call safe.
+namespace sig {
+
+template <class T, class Enable = void>
+struct ArgTraits {
+  static_assert(sizeof(T) == 0,
+                "this C++ type has no schema type; use one of Tensor, std::optional<Tensor>, "
+                "TensorList, int64_t, double, bool, Scalar, std::string_view, IntArrayRef, "
+                "ArrayRef<double>, ScalarType, Device, Layout, MemoryFormat, or std::optional of "
+                "those");
+};
+
+#define EMBER_ARG_TRAITS(CppType, Canonical, SchemaName)  \
+  template <>                                             \
+  struct ArgTraits<CppType> {                             \
+    using canonical = Canonical;                          \
+    static constexpr const char* name = SchemaName;       \
+  };
+EMBER_ARG_TRAITS(Tensor, const Tensor&, "Tensor")
+EMBER_ARG_TRAITS(std::optional<Tensor>, const std::optional<Tensor>&, "Tensor?")
+EMBER_ARG_TRAITS(TensorList, TensorList, "Tensor[]")
+EMBER_ARG_TRAITS(int64_t, int64_t, "int")
+EMBER_ARG_TRAITS(std::optional<int64_t>, std::optional<int64_t>, "int?")
+EMBER_ARG_TRAITS(double, double, "float")
+EMBER_ARG_TRAITS(std::optional<double>, std::optional<double>, "float?")
+EMBER_ARG_TRAITS(bool, bool, "bool")
+EMBER_ARG_TRAITS(std::optional<bool>, std::optional<bool>, "bool?")
+EMBER_ARG_TRAITS(std::complex<double>, std::complex<double>, "complex")
+EMBER_ARG_TRAITS(Scalar, const Scalar&, "Scalar")
+EMBER_ARG_TRAITS(std::optional<Scalar>, const std::optional<Scalar>&, "Scalar?")
+EMBER_ARG_TRAITS(std::string_view, std::string_view, "str")
+EMBER_ARG_TRAITS(std::optional<std::string_view>, std::optional<std::string_view>, "str?")
+EMBER_ARG_TRAITS(IntArrayRef, IntArrayRef, "int[]")
+EMBER_ARG_TRAITS(std::optional<IntArrayRef>, std::optional<IntArrayRef>, "int[]?")
+EMBER_ARG_TRAITS(ArrayRef<double>, ArrayRef<double>, "float[]")
+EMBER_ARG_TRAITS(ScalarType, ScalarType, "ScalarType")
+EMBER_ARG_TRAITS(std::optional<ScalarType>, std::optional<ScalarType>, "ScalarType?")
+EMBER_ARG_TRAITS(Device, Device, "Device")
+EMBER_ARG_TRAITS(std::optional<Device>, std::optional<Device>, "Device?")
+EMBER_ARG_TRAITS(Layout, Layout, "Layout")
+EMBER_ARG_TRAITS(std::optional<Layout>, std::optional<Layout>, "Layout?")
+EMBER_ARG_TRAITS(MemoryFormat, MemoryFormat, "MemoryFormat")
+EMBER_ARG_TRAITS(std::optional<MemoryFormat>, std::optional<MemoryFormat>, "MemoryFormat?")
+#undef EMBER_ARG_TRAITS
+
+/// The canonical parameter type of a C++ argument type (any cv/ref spelling).
+template <class T>
+using Canon = typename ArgTraits<std::remove_cvref_t<T>>::canonical;
+
+/// Canonical kernel argument to the kernel's own parameter type.
+template <class KArg, class C>
+decltype(auto) to_kernel_arg(C&& c) {
+  if constexpr (std::is_lvalue_reference_v<KArg> &&
+                !std::is_const_v<std::remove_reference_t<KArg>>) {
+    // `Tensor& out`: the handle is the caller's; kernels write through it, as in PyTorch.
+    return const_cast<KArg>(c);
+  } else {
+    return std::forward<C>(c);
+  }
+}
+
+/// Return types: Tensor, Tensor& (returned as Tensor), tuples of them, vectors, scalars.
+template <class T>
+struct RetTraits {
+  using canonical = std::remove_cvref_t<T>;
+  static std::string name() { return ArgTraits<canonical>::name; }
+};
+template <>
+struct RetTraits<void> {
+  using canonical = void;
+  static std::string name() { return "()"; }
+};
+template <>
+struct RetTraits<std::vector<Tensor>> {
+  using canonical = std::vector<Tensor>;
+  static std::string name() { return "Tensor[]"; }
+};
+template <class... Ts>
+struct RetTraits<std::tuple<Ts...>> {
+  using canonical = std::tuple<std::remove_cvref_t<Ts>...>;
+  static std::string name() {
+    std::string s = "(";
+    ((s += (s.size() > 1 ? ", " : "") + RetTraits<Ts>::name()), ...);
+    return s + ")";
+  }
+};
+template <class T>
+using CanonRet = typename RetTraits<T>::canonical;
+
+/// Drops a leading DispatchKeySet parameter (kernels that redispatch take one).
+template <class... Args>
+struct TakesKeys : std::false_type {};
+template <class First, class... Rest>
+struct TakesKeys<First, Rest...> : std::is_same<std::remove_cvref_t<First>, DispatchKeySet> {};
+
+template <class Sig>
+struct Signature;
+/// "(Tensor, Tensor, Scalar) -> Tensor" for a C++ function type (keys parameter skipped).
+template <class Ret, class... Args>
+struct Signature<Ret(Args...)> {
+  static std::string str() {
+    if constexpr (TakesKeys<Args...>::value) {
+      return without_first<Args...>();
+    } else {
+      std::string s = "(";
+      ((s += (s.size() > 1 ? ", " : "") + std::string(ArgTraits<std::remove_cvref_t<Args>>::name)),
+       ...);
+      return s + ") -> " + RetTraits<Ret>::name();
+    }
+  }
+
+ private:
+  template <class First, class... Rest>
+  static std::string without_first() {
+    return Signature<Ret(Rest...)>::str();
+  }
+};
+
+// --- Boxing and unboxing ---------------------------------------------------------------
+
+template <class T>
+struct FromIValue;
+template <>
+struct FromIValue<const Tensor&> {
+  static const Tensor& get(const IValue& v) { return v.to_tensor(); }
+};
+template <>
+struct FromIValue<const std::optional<Tensor>&> {
+  static std::optional<Tensor> get(const IValue& v) {
+    return v.is_none() ? std::nullopt : std::optional<Tensor>(v.to_tensor());
+  }
+};
+template <>
+struct FromIValue<TensorList> {
+  static TensorList get(const IValue& v) { return v.to_tensor_list(); }
+};
+template <>
+struct FromIValue<int64_t> {
+  static int64_t get(const IValue& v) { return v.to_int(); }
+};
+template <>
+struct FromIValue<double> {
+  static double get(const IValue& v) { return v.to_double(); }
+};
+template <>
+struct FromIValue<bool> {
+  static bool get(const IValue& v) { return v.to_bool(); }
+};
+template <>
+struct FromIValue<std::complex<double>> {
+  static std::complex<double> get(const IValue& v) { return v.to_complex(); }
+};
+template <>
+struct FromIValue<const Scalar&> {
+  static Scalar get(const IValue& v) { return v.to_scalar(); }
+};
+template <>
+struct FromIValue<std::string_view> {
+  static std::string_view get(const IValue& v) { return v.to_string(); }
+};
+template <>
+struct FromIValue<IntArrayRef> {
+  static IntArrayRef get(const IValue& v) { return v.to_int_list(); }
+};
+template <>
+struct FromIValue<ArrayRef<double>> {
+  static ArrayRef<double> get(const IValue& v) { return v.to_double_list(); }
+};
+template <>
+struct FromIValue<ScalarType> {
+  static ScalarType get(const IValue& v) { return v.to_scalar_type(); }
+};
+template <>
+struct FromIValue<Device> {
+  static Device get(const IValue& v) { return v.to_device(); }
+};
+template <>
+struct FromIValue<Layout> {
+  static Layout get(const IValue& v) { return v.to_layout(); }
+};
+template <>
+struct FromIValue<MemoryFormat> {
+  static MemoryFormat get(const IValue& v) { return static_cast<MemoryFormat>(v.to_int()); }
+};
+template <class T>
+struct FromIValue<std::optional<T>> {
+  static std::optional<T> get(const IValue& v) {
+    if (v.is_none()) return std::nullopt;
+    return FromIValue<T>::get(v);
+  }
+};
+template <class T>
+struct FromIValue<const std::optional<T>&> : FromIValue<std::optional<T>> {};
+
+/// A canonical argument as an IValue (for calling boxed kernels unboxed).
+template <class C>
+IValue to_ivalue(const C& c) {
+  if constexpr (std::is_same_v<C, MemoryFormat>) {
+    return IValue(static_cast<int64_t>(c));
+  } else if constexpr (std::is_same_v<C, std::optional<MemoryFormat>>) {
+    return c ? IValue(static_cast<int64_t>(*c)) : IValue();
+  } else if constexpr (std::is_same_v<C, std::optional<IntArrayRef>>) {
+    return c ? IValue(c->vec()) : IValue();
+  } else if constexpr (std::is_same_v<C, std::optional<std::string_view>>) {
+    return c ? IValue(std::string(*c)) : IValue();
+  } else if constexpr (std::is_same_v<C, ArrayRef<double>>) {
+    return IValue(c.vec());
+  } else {
+    return IValue(c);
+  }
+}
+
+/// Pushes a kernel's result onto a stack.
+template <class R>
+void push_result(Stack* stack, R&& r) {
+  using D = std::remove_cvref_t<R>;
+  if constexpr (std::is_same_v<D, MemoryFormat>) {
+    stack->emplace_back(static_cast<int64_t>(r));
+  } else if constexpr (std::is_same_v<D, std::vector<Tensor>>) {
+    stack->emplace_back(std::vector<Tensor>(std::forward<R>(r)));
+  } else if constexpr (requires { std::tuple_size<D>::value; }) {
+    std::apply([&](auto&&... parts) { (push_result(stack, parts), ...); }, std::forward<R>(r));
+  } else {
+    stack->emplace_back(std::forward<R>(r));
+  }
+}
+
+/// Pops a result of canonical type R from the end of a stack (holding exactly the returns).
+template <class R>
+R pop_result(Stack* stack) {
+  if constexpr (std::is_void_v<R>) {
+    return;
+  } else if constexpr (std::is_same_v<R, Tensor>) {
+    return std::move(stack->front()).to_tensor();
+  } else if constexpr (std::is_same_v<R, std::vector<Tensor>>) {
+    return stack->front().to_tensor_list();
+  } else if constexpr (requires { std::tuple_size<R>::value; }) {
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return R(std::move((*stack)[I]).to_tensor()...);
+    }(std::make_index_sequence<std::tuple_size_v<R>>());
+  } else {
+    return FromIValue<R>::get(stack->front());
+  }
+}
+
+}  // namespace sig
+}  // namespace ember

@@ -1,0 +1,314 @@
+#include "c10/dispatch/OperatorEntry.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "c10/core/MemoryFormat.h"
+#include "c10/util/Exception.h"
+
+namespace ember {
+namespace {
+
+bool is_none_text(const std::string& t) { return t == "None"; }
+
+std::optional<int64_t> parse_int(std::string_view t) {
+  if (t.empty()) return std::nullopt;
+  std::string s(t);
+  char* end = nullptr;
+  long long v = std::strtoll(s.c_str(), &end, 10);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+std::optional<double> parse_double(std::string_view t) {
+  std::string s(t);
+  if (s == "inf") return HUGE_VAL;
+  if (s == "-inf") return -HUGE_VAL;
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string_view> split_list(std::string_view t) {
+  std::vector<std::string_view> items;
+  t.remove_prefix(1);
+  t.remove_suffix(1);
+  while (!t.empty()) {
+    auto comma = t.find(',');
+    std::string_view item = t.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    items.push_back(item);
+    if (comma == std::string_view::npos) break;
+    t.remove_prefix(comma + 1);
+  }
+  return items;
+}
+
+// The boxed form of a schema default, or nullopt where Ember cannot box it (the argument
+// is then required in boxed calls).
+std::optional<IValue> default_ivalue(const Argument& a) {
+  if (!a.default_text) return std::nullopt;
+  const std::string& t = *a.default_text;
+  if (is_none_text(t)) return IValue();
+  const SchemaType& ty = a.type;
+  if (ty.is_list) {
+    std::vector<std::string_view> items;
+    if (t.front() == '[') items = split_list(t);
+    else items.assign(ty.list_size > 0 ? ty.list_size : 1, std::string_view(t));
+    if (ty.base == BaseType::Int || ty.base == BaseType::SymInt) {
+      std::vector<int64_t> v;
+      for (auto item : items) {
+        auto i = parse_int(item);
+        if (!i) return std::nullopt;
+        v.push_back(*i);
+      }
+      return IValue(std::move(v));
+    }
+    if (ty.base == BaseType::Float) {
+      std::vector<double> v;
+      for (auto item : items) {
+        auto d = parse_double(item);
+        if (!d) return std::nullopt;
+        v.push_back(*d);
+      }
+      return IValue(std::move(v));
+    }
+    if (ty.base == BaseType::Bool) {
+      std::vector<bool> v;
+      for (auto item : items) v.push_back(item == "True");
+      return IValue(std::move(v));
+    }
+    return std::nullopt;
+  }
+  switch (ty.base) {
+    case BaseType::Int:
+    case BaseType::SymInt: {
+      if (auto i = parse_int(t)) return IValue(*i);
+      // PyTorch's enum-like int defaults (loss reductions).
+      if (t == "Mean") return IValue(int64_t{1});
+      if (t == "Sum") return IValue(int64_t{2});
+      return std::nullopt;
+    }
+    case BaseType::Float:
+      if (auto d = parse_double(t)) return IValue(*d);
+      return std::nullopt;
+    case BaseType::Bool: return IValue(t == "True");
+    case BaseType::Scalar:
+    case BaseType::Complex:
+      if (auto i = parse_int(t)) return IValue(*i);
+      if (auto d = parse_double(t)) return IValue(*d);
+      if (t == "True" || t == "False") return IValue(t == "True");
+      return std::nullopt;
+    case BaseType::Str:
+      if (t.size() >= 2 && (t.front() == '"' || t.front() == '\'')) {
+        return IValue(t.substr(1, t.size() - 2));
+      }
+      return std::nullopt;
+    case BaseType::ScalarType:
+      if (auto st = parse_scalar_type(t)) return IValue(*st);
+      return std::nullopt;
+    case BaseType::Layout:
+      if (t == "strided") return IValue(Layout::Strided);
+      return std::nullopt;
+    case BaseType::MemoryFormat:
+      if (t == "contiguous_format") return IValue(static_cast<int64_t>(MemoryFormat::Contiguous));
+      if (t == "preserve_format") return IValue(static_cast<int64_t>(MemoryFormat::Preserve));
+      if (t == "channels_last") return IValue(static_cast<int64_t>(MemoryFormat::ChannelsLast));
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+bool is_tensor_arg(const SchemaType& t) { return t.base == BaseType::Tensor; }
+
+}  // namespace
+
+std::string schema_type_str(const SchemaType& t) {
+  std::string s = t.base == BaseType::SymInt ? "int" : base_type_name(t.base);
+  if (t.elem_optional) s += "?";
+  if (t.is_list) s += "[]";
+  if (t.optional) s += "?";
+  return s;
+}
+
+std::string schema_signature(const FunctionSchema& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.arguments.size(); ++i) {
+    out += (i ? ", " : "") + schema_type_str(s.arguments[i].type);
+  }
+  out += ") -> ";
+  if (s.returns.size() == 1) return out + schema_type_str(s.returns[0].type);
+  out += "(";
+  for (size_t i = 0; i < s.returns.size(); ++i) {
+    out += (i ? ", " : "") + schema_type_str(s.returns[i].type);
+  }
+  return out + ")";
+}
+
+bool ivalue_matches(const IValue& v, const SchemaType& t) {
+  using Tag = IValue::Tag;
+  if (v.is_none()) return t.optional;
+  if (t.is_list) {
+    switch (t.base) {
+      case BaseType::Tensor: return v.is_tensor_list();
+      case BaseType::Int:
+      case BaseType::SymInt: return v.is_int_list();
+      case BaseType::Float: return v.is_double_list();
+      case BaseType::Bool: return v.is_bool_list();
+      default: return false;
+    }
+  }
+  switch (t.base) {
+    case BaseType::Tensor: return v.is_tensor();
+    case BaseType::Int:
+    case BaseType::SymInt:
+    case BaseType::MemoryFormat: return v.is_int();
+    case BaseType::Float: return v.is_double() || v.is_int();
+    case BaseType::Bool: return v.is_bool();
+    case BaseType::Complex:
+    case BaseType::Scalar: return v.is_scalar();
+    case BaseType::Str: return v.is_string();
+    case BaseType::ScalarType: return v.tag() == Tag::ScalarType;
+    case BaseType::Device: return v.is_device();
+    case BaseType::Layout: return v.is_layout();
+    case BaseType::Any: return true;
+    default: return false;
+  }
+}
+
+SchemaInfo::SchemaInfo(FunctionSchema s, std::string debug_)
+    : schema(std::move(s)), signature(schema_signature(schema)), debug(std::move(debug_)) {
+  for (size_t i = 0; i < schema.arguments.size(); ++i) {
+    const Argument& a = schema.arguments[i];
+    if (is_tensor_arg(a.type)) tensor_args.push_back(static_cast<uint32_t>(i));
+    defaults.push_back(default_ivalue(a));
+  }
+}
+
+OperatorEntry::OperatorEntry(OperatorName name) : name_(std::move(name)) {
+  missing_.fn = this;
+  missing_.boxed = [](void* fn, const OperatorHandle&, DispatchKeySet keys, Stack*) {
+    static_cast<const OperatorEntry*>(fn)->report_missing_kernel(keys.highest());
+  };
+  missing_.debug = "missing kernel";
+  for (auto& slot : table_) slot.store(&missing_, std::memory_order_relaxed);
+}
+
+std::vector<DispatchKey> OperatorEntry::registered_keys() const {
+  std::vector<DispatchKey> keys;
+  for (const auto& [key, regs] : kernels_) {
+    if (!regs.empty() && !regs.front().kernel->fallthrough) keys.push_back(key);
+  }
+  return keys;
+}
+
+void OperatorEntry::report_missing_kernel(DispatchKey key) const {
+  std::string have;
+  for (DispatchKey k : registered_keys()) have += (have.empty() ? "" : ", ") + std::string(dispatch_key_name(k));
+  if (have.empty()) have = "none";
+  const std::string op = name_.str();
+  if (key == DispatchKey::Undefined) {
+    EMBER_THROW(NotImplementedError, op,
+                "(): no kernel could be chosen: the call has no defined tensor argument to take "
+                "a backend from (keys with kernels: ", have, "). Pass defined tensors, or a "
+                "device= for factories.");
+  }
+  EMBER_THROW(NotImplementedError, op, "(): no kernel for dispatch key ", dispatch_key_name(key),
+              "; kernels are registered for: ", have,
+              ". Move the tensors to a device that has a kernel (e.g. .to(\"cpu\")), or register "
+              "one with EMBER_LIBRARY_IMPL(", name_.ns.empty() ? "aten" : name_.ns, ", ",
+              dispatch_key_name(key), ", m) { m.impl(\"", name_.name,
+              name_.overload.empty() ? "" : "." + name_.overload, "\", ...); }");
+}
+
+std::string OperatorEntry::dump_table() const {
+  std::ostringstream os;
+  for (int i = 1; i < kNumRuntimeKeys; ++i) {
+    const KernelFunction& k = lookup(static_cast<DispatchKey>(i));
+    if (&k == &missing_) continue;
+    os << dispatch_key_name(static_cast<DispatchKey>(i)) << ": "
+       << (k.fallthrough ? "fallthrough" : k.unboxed ? "kernel" : "boxed kernel") << " ["
+       << k.debug << "]\n";
+  }
+  return os.str();
+}
+
+void OperatorEntry::set_schema(std::unique_ptr<SchemaInfo> info) {
+  schema_.store(info.get(), std::memory_order_release);
+  schemas_.push_back(std::move(info));
+}
+
+void OperatorEntry::clear_schema() { schema_.store(nullptr, std::memory_order_release); }
+
+bool OperatorEntry::has_kernel(DispatchKey key) const {
+  auto it = kernels_.find(key);
+  return it != kernels_.end() && !it->second.empty();
+}
+
+bool OperatorEntry::owner_has_kernel(DispatchKey key, const void* owner) const {
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) return false;
+  for (const auto& r : it->second) {
+    if (r.owner == owner) return true;
+  }
+  return false;
+}
+
+void OperatorEntry::add_kernel(DispatchKey key, std::unique_ptr<KernelFunction> k,
+                               const void* owner) {
+  kernels_[key].push_front(Registration{std::move(k), owner});
+}
+
+void OperatorEntry::remove_kernel(DispatchKey key, const KernelFunction* k) {
+  auto& regs = kernels_[key];
+  for (auto it = regs.begin(); it != regs.end(); ++it) {
+    if (it->kernel.get() == k) {
+      retired_kernels_.push_back(std::move(it->kernel));
+      regs.erase(it);
+      break;
+    }
+  }
+  if (regs.empty()) kernels_.erase(key);
+}
+
+const KernelFunction* OperatorEntry::compute_entry(
+    DispatchKey k, const std::array<const KernelFunction*, kNumRuntimeKeys>& fallbacks) const {
+  auto registered = [&](DispatchKey key) -> const KernelFunction* {
+    auto it = kernels_.find(key);
+    return it == kernels_.end() || it->second.empty() ? nullptr : it->second.front().kernel.get();
+  };
+  // Note [Dispatch table precedence]: as PyTorch fills it (shared/DESIGN.md, "Dispatch").
+  if (auto* direct = registered(k)) return direct;
+  if (is_backend_key(k)) {
+    if (auto* cea = registered(DispatchKey::CompositeExplicitAutograd)) return cea;
+    if (auto* cia = registered(DispatchKey::CompositeImplicitAutograd)) return cia;
+  }
+  if (is_autograd_key(k)) {
+    if (auto* cia = registered(DispatchKey::CompositeImplicitAutograd)) {
+      bool has_backend_kernel = registered(DispatchKey::CompositeExplicitAutograd) != nullptr;
+      for (int b = 1; b < kNumRuntimeKeys && !has_backend_kernel; ++b) {
+        auto bk = static_cast<DispatchKey>(b);
+        if (is_backend_key(bk) && autograd_key_of(bk) == k && registered(bk)) has_backend_kernel = true;
+      }
+      if (!has_backend_kernel) return cia;
+    }
+    if (auto* ag = registered(DispatchKey::Autograd)) return ag;
+  }
+  if (auto* fb = fallbacks[static_cast<uint8_t>(k)]) return fb;
+  return &missing_;
+}
+
+void OperatorEntry::refresh(const std::array<const KernelFunction*, kNumRuntimeKeys>& fallbacks) {
+  uint64_t mask = DispatchKeySet::full().raw();
+  for (int i = 1; i < kNumRuntimeKeys; ++i) {
+    const KernelFunction* k = compute_entry(static_cast<DispatchKey>(i), fallbacks);
+    if (k->fallthrough) mask &= ~(uint64_t{1} << i);
+    table_[i].store(k, std::memory_order_release);
+  }
+  mask_.store(mask, std::memory_order_relaxed);
+}
+
+}  // namespace ember

@@ -1,0 +1,13 @@
+#pragma once
+/// Ember's public C++ API: tensors, the dispatcher, the registration API and operators.
+
+#include "c10/core/Device.h"
+#include "c10/core/IValue.h"
+#include "c10/core/LocalDispatchKeySet.h"
+#include "c10/core/Scalar.h"
+#include "c10/core/ScalarType.h"
+#include "c10/core/Tensor.h"
+#include "c10/dispatch/Dispatcher.h"
+#include "c10/dispatch/Library.h"
+#include "c10/util/Exception.h"
+#include "aten/Functions.h"
