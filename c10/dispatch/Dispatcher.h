@@ -63,6 +63,7 @@ class EMBER_API Dispatcher {
   void record_library_error(std::string message);
 
  private:
+  friend class OperatorEntry;  // reads its registrations under mutex_
   Dispatcher();
   OperatorEntry* lookup(std::string_view qualified_name) const;
   OperatorEntry* find_or_create(const OperatorName& name);  // mutex held

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "c10/core/MemoryFormat.h"
+#include "c10/dispatch/Dispatcher.h"
 #include "c10/util/Exception.h"
 
 namespace ember {
@@ -198,6 +199,8 @@ OperatorEntry::OperatorEntry(OperatorName name) : name_(std::move(name)) {
 }
 
 std::vector<DispatchKey> OperatorEntry::registered_keys() const {
+  // Registrations change under the dispatcher's mutex; a concurrent error report reads them.
+  std::lock_guard<std::mutex> lock(Dispatcher::singleton().mutex_);
   std::vector<DispatchKey> keys;
   for (const auto& [key, regs] : kernels_) {
     if (!regs.empty() && !regs.front().kernel->fallthrough) keys.push_back(key);

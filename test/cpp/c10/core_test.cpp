@@ -114,6 +114,9 @@ TEST(Storage, WrapsForeignMemoryWithItsDeleter) {
 }
 
 TEST(TensorImpl, SizesUpToFiveDimsAreInline) {
+  long probe = allocations;
+  delete new int(1);
+  if (allocations == probe) GTEST_SKIP() << "operator new is taken over by a sanitizer runtime";
   SizesAndStrides s;
   long before = allocations;
   s.resize(5);

@@ -1,0 +1,89 @@
+// Per-call overhead of Ember's dispatcher, case for case the same as
+// benchmarks/libtorch/dispatch_bench_torch.cpp (benchmarks/dispatch_bench.py compares them):
+//   noop_unboxed    a no-op operator called through its typed handle
+//   noop_boxed      the same operator called with a Stack of IValues
+//   key_extraction  computing the DispatchKeySet of the two arguments (TLS and mask included)
+//   empty_4         ember::empty({4}): BackendSelect, then the CPU kernel and an allocation
+//   view            ember::view(t, {2, 2}) on a 4-element tensor
+// All tensors are float32 CPU tensors. Autograd keys fall through in Ember (no autograd
+// layer yet), so every call goes straight to the CPU kernel.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+
+#include <ember/ember.h>
+
+namespace {
+
+ember::Tensor noop_cpu(const ember::Tensor& self, const ember::Tensor& other) { return self; }
+
+using NoopSig = ember::Tensor(const ember::Tensor&, const ember::Tensor&);
+
+const ember::TypedOperatorHandle<NoopSig>& noop_op() {
+  static const auto op = ember::Dispatcher::singleton().find_op_or_throw("bench::noop").typed<NoopSig>();
+  return op;
+}
+
+void noop_unboxed(benchmark::State& state) {
+  const auto& op = noop_op();
+  ember::Tensor a = ember::empty({4});
+  ember::Tensor b = ember::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(op.call(a, b));
+}
+
+void noop_boxed(benchmark::State& state) {
+  const auto& op = noop_op();
+  ember::Tensor a = ember::empty({4});
+  ember::Tensor b = ember::empty({4});
+  ember::Stack stack;
+  stack.reserve(2);
+  for (auto _ : state) {
+    // Reuse one stack: push the arguments, call, drop the return.
+    stack.clear();
+    stack.emplace_back(a);
+    stack.emplace_back(b);
+    op.call_boxed(&stack);
+    benchmark::DoNotOptimize(stack.data());
+  }
+}
+
+void key_extraction(benchmark::State& state) {
+  const auto& op = noop_op();
+  ember::Tensor a = ember::empty({4});
+  ember::Tensor b = ember::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(op.dispatch_keys(a, b));
+}
+
+void empty_4(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(ember::empty({4}));
+}
+
+void view(benchmark::State& state) {
+  ember::Tensor t = ember::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(ember::view(t, {2, 2}));
+}
+
+}  // namespace
+
+EMBER_LIBRARY(bench, m) { m.def("noop(Tensor self, Tensor other) -> Tensor"); }
+EMBER_LIBRARY_IMPL(bench, CPU, m) { m.impl("noop", &noop_cpu); }
+
+BENCHMARK(noop_unboxed);
+BENCHMARK(noop_boxed);
+BENCHMARK(key_extraction);
+BENCHMARK(empty_4);
+BENCHMARK(view);
+
+int main(int argc, char** argv) {
+  // Static registration cannot throw; a failed EMBER_LIBRARY shows up here instead.
+  for (const auto& e : ember::Dispatcher::singleton().library_errors()) {
+    std::fprintf(stderr, "library error: %s\n", e.c_str());
+    return 1;
+  }
+  benchmark::AddCustomContext("library", "ember");
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

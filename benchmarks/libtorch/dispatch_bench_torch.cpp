@@ -1,0 +1,150 @@
+// libtorch's side of the dispatch benchmarks: the same five cases, with the same names, as
+// benchmarks/cpp/dispatch_bench.cpp (benchmarks/dispatch_bench.py compares them):
+//   noop_unboxed    a no-op operator called through its typed handle
+//   noop_boxed      the same operator called with a torch::jit::Stack
+//   key_extraction  computing the DispatchKeySet of the two arguments (TLS and mask included)
+//   empty_4         at::empty({4})
+//   view            t.view({2, 2}) on a 4-element tensor
+// All tensors are float CPU tensors with requires_grad false, used as a libtorch user would:
+// no InferenceMode, so at::empty and view run through libtorch's Autograd and
+// ADInplaceOrView layers (Ember has no autograd layer yet; its keys fall through).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/DispatchKeyExtractor.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+#include <torch/library.h>
+#include <torch/version.h>
+
+namespace {
+
+at::Tensor noop_cpu(const at::Tensor& self, const at::Tensor& other) { return self; }
+
+using NoopSig = at::Tensor(const at::Tensor&, const at::Tensor&);
+
+const c10::TypedOperatorHandle<NoopSig>& noop_op() {
+  static const auto op =
+      c10::Dispatcher::singleton().findSchemaOrThrow("bench::noop", "").typed<NoopSig>();
+  return op;
+}
+
+// Note [libtorch key extraction]: libtorch 2.13 has no public accessor for an operator's
+// DispatchKeyExtractor (OperatorHandle::operatorDef_ is private). We build an identical one
+// with the public API: DispatchKeyExtractor::make(schema), then
+// setOperatorHasFallthroughForKey for every runtime key whose computed table entry is a
+// fallthrough (read from dumpComputedTable(), as OperatorEntry sets them). Timing its
+// getDispatchKeySetUnboxed(a, b) times the very code Dispatcher::call runs first:
+// multi_dispatch_key_set over the arguments, then TLS included/excluded and the
+// fallthrough mask, as Ember's dispatch_keys() does.
+c10::DispatchKeyExtractor make_noop_extractor(const c10::OperatorHandle& op) {
+  // The table names runtime keys as toString() spells them ("AutogradCPU").
+  std::map<std::string, c10::DispatchKey> runtime_keys;
+  for (c10::DispatchKey k : c10::DispatchKeySet(c10::DispatchKeySet::FULL)) {
+    runtime_keys.emplace(c10::toString(k), k);
+  }
+  auto extractor = c10::DispatchKeyExtractor::make(op.schema());
+  std::istringstream table(op.dumpComputedTable());
+  for (std::string line; std::getline(table, line);) {
+    auto colon = line.find(": ");
+    if (colon == std::string::npos || line.compare(colon + 2, 11, "fallthrough") != 0) continue;
+    auto key = runtime_keys.find(line.substr(0, colon));
+    if (key != runtime_keys.end()) extractor.setOperatorHasFallthroughForKey(key->second, true);
+  }
+  return extractor;
+}
+
+void noop_unboxed(benchmark::State& state) {
+  const auto& op = noop_op();
+  at::Tensor a = at::empty({4});
+  at::Tensor b = at::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(op.call(a, b));
+}
+
+void noop_boxed(benchmark::State& state) {
+  const auto& op = noop_op();
+  at::Tensor a = at::empty({4});
+  at::Tensor b = at::empty({4});
+  torch::jit::Stack stack;
+  stack.reserve(2);
+  for (auto _ : state) {
+    // Reuse one stack: push the arguments, call, drop the return.
+    stack.clear();
+    stack.emplace_back(a);
+    stack.emplace_back(b);
+    op.callBoxed(&stack);
+    benchmark::DoNotOptimize(stack.data());
+  }
+}
+
+void key_extraction(benchmark::State& state) {
+  static const c10::DispatchKeyExtractor extractor = make_noop_extractor(noop_op());
+  at::Tensor a = at::empty({4});
+  at::Tensor b = at::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(extractor.getDispatchKeySetUnboxed(a, b));
+}
+
+void empty_4(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(at::empty({4}));
+}
+
+void view(benchmark::State& state) {
+  at::Tensor t = at::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(t.view({2, 2}));
+}
+
+// Checks that the cases measure what they claim; prints why not and returns false.
+bool check_setup() {
+  at::Tensor a = at::empty({4});
+  at::Tensor b = at::empty({4});
+  if (a.requires_grad() || !a.device().is_cpu() || a.scalar_type() != at::kFloat) {
+    std::fprintf(stderr, "expected a float CPU tensor without requires_grad\n");
+    return false;
+  }
+  const auto& op = noop_op();
+  c10::DispatchKeySet keys = make_noop_extractor(op).getDispatchKeySetUnboxed(a, b);
+  if (keys.highestPriorityTypeId() != c10::DispatchKey::CPU) {
+    std::fprintf(stderr, "bench::noop dispatches to %s, not CPU; its computed table:\n%s\n",
+                 c10::toString(keys.highestPriorityTypeId()), op.dumpComputedTable().c_str());
+    return false;
+  }
+  if (!op.call(a, b).is_same(a)) {
+    std::fprintf(stderr, "bench::noop did not return its first argument\n");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TORCH_LIBRARY(bench, m) { m.def("noop(Tensor self, Tensor other) -> Tensor"); }
+// A runtime function pointer, as Ember's benchmark registers its kernel.
+TORCH_LIBRARY_IMPL(bench, CPU, m) { m.impl("noop", &noop_cpu); }
+// Like-for-like with Ember, whose autograd keys fall through: without this, every call on
+// CPU tensors would first stop at libtorch's Autograd key.
+TORCH_LIBRARY_IMPL(bench, Autograd, m) { m.impl("noop", torch::CppFunction::makeFallthrough()); }
+
+BENCHMARK(noop_unboxed);
+BENCHMARK(noop_boxed);
+BENCHMARK(key_extraction);
+BENCHMARK(empty_4);
+BENCHMARK(view);
+
+int main(int argc, char** argv) {
+  if (!check_setup()) return 1;
+  benchmark::AddCustomContext("library", "libtorch");
+  benchmark::AddCustomContext("torch_version", TORCH_VERSION);
+  benchmark::AddCustomContext("key_extraction",
+                              "DispatchKeyExtractor::getDispatchKeySetUnboxed (see Note [libtorch key extraction])");
+  benchmark::AddCustomContext("layers", "at::empty and view run through Autograd and ADInplaceOrView (no InferenceMode)");
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,172 @@
+// Loads an out-of-tree backend plugin (examples/out_of_tree_backend, built against the
+// installed Ember package) into this process, runs tensors on its device, unloads it, and
+// checks the dispatcher is exactly as it was before. The plugin's path comes from
+// EMBER_TOY_PLUGIN; run_plugin_test.sh builds it and sets it.
+//
+// Not part of ember_cpp_tests (its name does not end in _test.cpp): the device name can be
+// set once per process, and the test needs a process where no other test touched
+// PrivateUse1.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include <ember/ember.h>
+
+namespace ember {
+namespace {
+
+// Operators whose dispatch tables the plugin changes: two with toy kernels, and one that
+// only its fallback serves.
+constexpr const char* kOps[] = {"aten::empty.memory_format", "aten::view", "aten::add.Tensor"};
+
+std::string plugin_path() {
+  const char* p = std::getenv("EMBER_TOY_PLUGIN");
+  return p ? p : "";
+}
+
+const OperatorEntry& entry(const char* op) {
+  return Dispatcher::singleton().find_op_or_throw(op).entry();
+}
+
+std::map<std::string, std::string> dump_tables() {
+  std::map<std::string, std::string> tables;
+  for (const char* op : kOps) tables[op] = entry(op).dump_table();
+  return tables;
+}
+
+// The plugin's extern "C" probes.
+struct Probes {
+  using Fn = int64_t (*)();
+  Fn empty_calls = nullptr;
+  Fn view_calls = nullptr;
+  Fn fallback_calls = nullptr;
+  Fn live_allocations = nullptr;
+};
+
+Probes find_probes(void* handle) {
+  auto sym = [&](const char* name) {
+    auto fn = reinterpret_cast<Probes::Fn>(dlsym(handle, name));
+    EXPECT_NE(fn, nullptr) << "the plugin does not export " << name << ": " << dlerror();
+    return fn;
+  };
+  return Probes{sym("toy_empty_calls"), sym("toy_view_calls"), sym("toy_fallback_calls"),
+                sym("toy_live_allocations")};
+}
+
+// Everything done with toy tensors while the plugin is loaded; every tensor it makes is
+// destroyed when it returns.
+void use_toy_device(const Probes& probes) {
+  const Device toy("toy");
+  EXPECT_EQ(toy.type(), DeviceType::PrivateUse1);
+  EXPECT_EQ(device_type_name(DeviceType::PrivateUse1), "toy");
+
+  // A factory: BackendSelect routes it by the device argument to the toy kernel.
+  Tensor t = empty({2, 3}, std::nullopt, std::nullopt, toy);
+  EXPECT_EQ(probes.empty_calls(), 1);
+  EXPECT_EQ(probes.live_allocations(), 1);
+  EXPECT_EQ(t.device(), toy);
+  EXPECT_EQ(t.dtype(), ScalarType::Float);
+  EXPECT_EQ(t.sizes().vec(), (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(t.key_set().has(DispatchKey::PrivateUse1));
+  float* data = static_cast<float*>(t.data_ptr());
+  ASSERT_NE(data, nullptr);
+  for (int i = 0; i < 6; ++i) data[i] = static_cast<float>(i);
+
+  // CPU tensors are untouched by the plugin.
+  Tensor cpu = empty({4});
+  EXPECT_EQ(cpu.device(), Device(DeviceType::CPU));
+  EXPECT_EQ(probes.empty_calls(), 1);
+
+  // view, unboxed and boxed: the toy kernel, sharing the storage.
+  Tensor v = view(t, {3, -1});
+  EXPECT_EQ(probes.view_calls(), 1);
+  EXPECT_EQ(v.sizes().vec(), (std::vector<int64_t>{3, 2}));
+  EXPECT_TRUE(v.storage().is_alias_of(t.storage()));
+  EXPECT_EQ(static_cast<float*>(v.data_ptr())[5], 5.0f);
+  Stack stack{IValue(t), IValue(std::vector<int64_t>{6})};
+  Dispatcher::singleton().find_op_or_throw("aten::view").call_boxed(&stack);
+  EXPECT_EQ(probes.view_calls(), 2);
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_EQ(stack[0].to_tensor().sizes().vec(), (std::vector<int64_t>{6}));
+  stack.clear();
+
+  // An error raised inside the plugin's kernel reaches the caller with its type.
+  EXPECT_THROW(view(t, {4}), ValueError);
+  EXPECT_EQ(probes.view_calls(), 3);
+
+  // An operator with a schema but no toy kernel: the plugin's boxed fallback names it.
+  stack = {IValue(t), IValue(v)};
+  try {
+    Dispatcher::singleton().find_op_or_throw("aten::add.Tensor").call_boxed(&stack);
+    ADD_FAILURE() << "aten::add.Tensor on toy tensors did not raise";
+  } catch (const NotImplementedError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("aten::add.Tensor"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'toy' device"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(probes.fallback_calls(), 1);
+  stack.clear();
+  EXPECT_EQ(probes.live_allocations(), 1);  // t and its views share one block
+}
+
+// One load/use/unload cycle; the dispatcher must come out of it as it went in.
+void load_use_unload(const std::string& path) {
+  const std::map<std::string, std::string> before = dump_tables();
+  for (const char* op : kOps) {
+    ASSERT_EQ(entry(op).lookup(DispatchKey::PrivateUse1).debug, "missing kernel")
+        << op << " already has a PrivateUse1 entry before the plugin is loaded";
+  }
+
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << "dlopen(" << path << "): " << dlerror();
+  EXPECT_EQ(Dispatcher::singleton().library_errors(), std::vector<std::string>{});
+
+  // The plugin's registrations are in the tables.
+  for (const char* op : kOps) {
+    const KernelFunction& k = entry(op).lookup(DispatchKey::PrivateUse1);
+    EXPECT_NE(k.debug.find("toy_backend.cpp"), std::string::npos)
+        << op << " at PrivateUse1: " << k.debug << "\n" << entry(op).dump_table();
+  }
+  EXPECT_NE(entry("aten::view").lookup(DispatchKey::PrivateUse1).unboxed, nullptr);
+  EXPECT_EQ(entry("aten::add.Tensor").lookup(DispatchKey::PrivateUse1).unboxed, nullptr)
+      << "aten::add.Tensor should reach the toy fallback; did a CompositeExplicitAutograd or "
+         "CompositeImplicitAutograd kernel for it land? Pick another op for this test.";
+
+  const Probes probes = find_probes(handle);
+  if (!::testing::Test::HasFailure()) use_toy_device(probes);
+  if (probes.live_allocations) {
+    EXPECT_EQ(probes.live_allocations(), 0) << "toy tensors outlive the test; cannot unload";
+  }
+
+  ASSERT_EQ(dlclose(handle), 0) << dlerror();
+  void* still = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_EQ(still, nullptr) << "the plugin is still mapped after dlclose() (is it built with "
+                               "-fno-gnu-unique?)";
+  if (still != nullptr) dlclose(still);
+
+  // Every registration was undone: the tables are as before, PrivateUse1 is empty again,
+  // and the allocator registry no longer points into the unloaded code.
+  EXPECT_EQ(dump_tables(), before);
+  for (const char* op : kOps) {
+    EXPECT_EQ(entry(op).lookup(DispatchKey::PrivateUse1).debug, "missing kernel") << op;
+  }
+  EXPECT_THROW(get_allocator(DeviceType::PrivateUse1), Error);
+  EXPECT_EQ(Dispatcher::singleton().library_errors(), std::vector<std::string>{});
+}
+
+TEST(OutOfTreePlugin, LoadRunUnloadRestoresTheDispatcher) {
+  const std::string path = plugin_path();
+  ASSERT_FALSE(path.empty()) << "set EMBER_TOY_PLUGIN to the path of libember_toy_backend.so";
+  // Twice: a second load re-registers cleanly (the device name is kept, and is the same).
+  for (int round = 1; round <= 2 && !HasFatalFailure(); ++round) {
+    SCOPED_TRACE("load #" + std::to_string(round));
+    load_use_unload(path);
+  }
+}
+
+}  // namespace
+}  // namespace ember
