@@ -8,11 +8,14 @@
 // PrivateUse1.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <link.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <ember/ember.h>
 
@@ -36,6 +39,23 @@ std::map<std::string, std::string> dump_tables() {
   std::map<std::string, std::string> tables;
   for (const char* op : kOps) tables[op] = entry(op).dump_table();
   return tables;
+}
+
+// Paths of the loaded objects named libember.so*: the plugin must bind to the copy this
+// process already has (matched by SONAME), or it registers into a second dispatcher.
+std::vector<std::string> loaded_libembers() {
+  std::vector<std::string> paths;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        std::string_view path = info->dlpi_name ? info->dlpi_name : "";
+        std::string_view base = path.substr(path.rfind('/') + 1);
+        if (base.starts_with("libember.so")) {
+          static_cast<std::vector<std::string>*>(out)->emplace_back(path);
+        }
+        return 0;
+      },
+      &paths);
+  return paths;
 }
 
 // The plugin's extern "C" probes.
@@ -124,6 +144,8 @@ void load_use_unload(const std::string& path) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(handle, nullptr) << "dlopen(" << path << "): " << dlerror();
   EXPECT_EQ(Dispatcher::singleton().library_errors(), std::vector<std::string>{});
+  EXPECT_EQ(loaded_libembers().size(), 1u)
+      << "the plugin loaded a second libember: " << ::testing::PrintToString(loaded_libembers());
 
   // The plugin's registrations are in the tables.
   for (const char* op : kOps) {
