@@ -6,8 +6,8 @@
 namespace ember {
 namespace {
 
-// The sizes a view asks for, with one -1 inferred from numel.
-SizesAndStrides infer_view_size(IntArrayRef size, int64_t numel) {
+// The sizes a view asks for, with one -1 inferred from numel, written into `out`.
+void infer_view_size(IntArrayRef size, int64_t numel, SizesAndStrides& out) {
   int64_t known = 1;
   int64_t infer_at = -1;
   for (size_t i = 0; i < size.size(); ++i) {
@@ -19,18 +19,16 @@ SizesAndStrides infer_view_size(IntArrayRef size, int64_t numel) {
       known *= size[i];
     }
   }
-  std::vector<int64_t> out(size.begin(), size.end());
   if (infer_at >= 0) {
     EMBER_CHECK_VALUE(known != 0 && numel % known == 0, "view(): shape ", size,
                       " is invalid for input of size ", numel);
-    out[infer_at] = numel / known;
   } else {
     EMBER_CHECK_VALUE(known == numel, "view(): shape ", size, " is invalid for input of size ", numel);
   }
-  SizesAndStrides s;
-  s.resize(out.size());
-  for (size_t i = 0; i < out.size(); ++i) s.sizes_data()[i] = out[i];
-  return s;
+  out.resize(size.size());
+  int64_t* sizes = out.sizes_data();
+  for (size_t i = 0; i < size.size(); ++i) sizes[i] = size[i];
+  if (infer_at >= 0) sizes[infer_at] = numel / known;
 }
 
 // Strides for viewing `self` as `sizes` without copying, if possible (PyTorch's
@@ -70,7 +68,8 @@ bool view_strides(IntArrayRef old_sizes, IntArrayRef old_strides, int64_t numel,
 }
 
 Tensor view_strided(const Tensor& self, IntArrayRef size) {
-  SizesAndStrides geometry = infer_view_size(size, self.numel());
+  SizesAndStrides geometry;
+  infer_view_size(size, self.numel(), geometry);
   EMBER_CHECK(view_strides(self.sizes(), self.strides(), self.numel(), geometry),
               "view(): size ", size, " is not compatible with the input's sizes ", self.sizes(),
               " and strides ", self.strides(),
