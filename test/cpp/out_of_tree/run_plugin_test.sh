@@ -22,7 +22,6 @@ source_dir=$2
 loader=$3
 sanitize=${4:-}
 cmake=${EMBER_CMAKE:-cmake}
-here=$(cd "$(dirname "$0")" && pwd)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ember-oot.XXXXXX")
 cleanup() {
@@ -60,9 +59,8 @@ step build "$cmake" --build "$tmp/plugin-build"
 plugin="$tmp/plugin-build/libember_toy_backend.so"
 [[ -f $plugin ]] || { echo "run_plugin_test.sh: $plugin was not built" >&2; exit 1; }
 
-if [[ $sanitize == *address* ]]; then
-  # See lsan.supp for why LeakSanitizer needs a suppression here.
-  export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fi
+# Under ASan no LeakSanitizer suppression is needed: the plugin frees what it allocates
+# before it unloads. (A real leak in it would be reported with "<unknown module>" frames,
+# as its code is unmapped by the time LeakSanitizer runs at exit.)
 echo "== run $loader"
 EMBER_TOY_PLUGIN="$plugin" "$loader"
