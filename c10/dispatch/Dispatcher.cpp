@@ -234,12 +234,13 @@ void OperatorHandle::call_boxed(Stack* stack) const {
   const SchemaInfo* s = entry_->schema();
   EMBER_CHECK(s != nullptr, "operator ", entry_->name().str(), " is not defined");
   const auto& args = s->schema.arguments;
-  const std::string op = entry_->name().str();
-  EMBER_CHECK_TYPE(stack->size() <= args.size(), op, "(): expected at most ", args.size(),
+  // Messages name the op; EMBER_CHECK evaluates them only on failure.
+  auto op = [this] { return entry_->name().str(); };
+  EMBER_CHECK_TYPE(stack->size() <= args.size(), op(), "(): expected at most ", args.size(),
                    " arguments, but got ", stack->size());
   // Validate everything (and fill defaults) before any kernel runs.
   for (size_t i = stack->size(); i < args.size(); ++i) {
-    EMBER_CHECK_TYPE(s->defaults[i].has_value(), op, "(): missing argument '", args[i].name,
+    EMBER_CHECK_TYPE(s->defaults[i].has_value(), op(), "(): missing argument '", args[i].name,
                      "' (position ", i, ", type ", schema_type_str(args[i].type), "); expected ",
                      args.size(), " arguments, but got ", stack->size());
   }
@@ -247,7 +248,7 @@ void OperatorHandle::call_boxed(Stack* stack) const {
   DispatchKeySet from_args;
   for (size_t i = 0; i < args.size(); ++i) {
     const IValue& v = (*stack)[i];
-    EMBER_CHECK_TYPE(ivalue_matches(v, args[i].type), op, "(): expected argument '", args[i].name,
+    EMBER_CHECK_TYPE(ivalue_matches(v, args[i].type), op(), "(): expected argument '", args[i].name,
                      "' to be ", schema_type_str(args[i].type), ", but got ", v.type_name());
   }
   for (uint32_t i : s->tensor_args) {
