@@ -69,8 +69,8 @@ Tensor empty_backend_select(DispatchKeySet keys, IntArrayRef size, std::optional
 
 }  // namespace
 
-EMBER_LIBRARY_IMPL(aten, BackendSelect, m) { m.impl("empty.memory_format", &empty_backend_select); }
-EMBER_LIBRARY_IMPL(aten, CPU, m) { m.impl("empty.memory_format", &empty_cpu); }
-EMBER_LIBRARY_IMPL(aten, Meta, m) { m.impl("empty.memory_format", &empty_meta); }
+EMBER_LIBRARY_IMPL(aten, BackendSelect, m) { m.impl("empty.memory_format", EMBER_FN(empty_backend_select)); }
+EMBER_LIBRARY_IMPL(aten, CPU, m) { m.impl("empty.memory_format", EMBER_FN(empty_cpu)); }
+EMBER_LIBRARY_IMPL(aten, Meta, m) { m.impl("empty.memory_format", EMBER_FN(empty_meta)); }
 
 }  // namespace ember

@@ -83,7 +83,7 @@ Tensor view_strided(const Tensor& self, IntArrayRef size) {
 
 }  // namespace
 
-EMBER_LIBRARY_IMPL(aten, CPU, m) { m.impl("view", &view_strided); }
-EMBER_LIBRARY_IMPL(aten, Meta, m) { m.impl("view", &view_strided); }
+EMBER_LIBRARY_IMPL(aten, CPU, m) { m.impl("view", EMBER_FN(view_strided)); }
+EMBER_LIBRARY_IMPL(aten, Meta, m) { m.impl("view", EMBER_FN(view_strided)); }
 
 }  // namespace ember

@@ -66,7 +66,8 @@ void view(benchmark::State& state) {
 }  // namespace
 
 EMBER_LIBRARY(bench, m) { m.def("noop(Tensor self, Tensor other) -> Tensor"); }
-EMBER_LIBRARY_IMPL(bench, CPU, m) { m.impl("noop", &noop_cpu); }
+// EMBER_FN: the compile-time kernel form, as libtorch's side uses TORCH_FN.
+EMBER_LIBRARY_IMPL(bench, CPU, m) { m.impl("noop", EMBER_FN(noop_cpu)); }
 
 BENCHMARK(noop_unboxed);
 BENCHMARK(noop_boxed);

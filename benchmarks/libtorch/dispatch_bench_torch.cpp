@@ -124,7 +124,8 @@ bool check_setup() {
 
 TORCH_LIBRARY(bench, m) { m.def("noop(Tensor self, Tensor other) -> Tensor"); }
 // A runtime function pointer, as Ember's benchmark registers its kernel.
-TORCH_LIBRARY_IMPL(bench, CPU, m) { m.impl("noop", &noop_cpu); }
+// TORCH_FN: the compile-time kernel form, libtorch at its fastest (Ember uses EMBER_FN).
+TORCH_LIBRARY_IMPL(bench, CPU, m) { m.impl("noop", TORCH_FN(noop_cpu)); }
 // Like-for-like with Ember, whose autograd keys fall through: without this, every call on
 // CPU tensors would first stop at libtorch's Autograd key.
 TORCH_LIBRARY_IMPL(bench, Autograd, m) { m.impl("noop", torch::CppFunction::makeFallthrough()); }

@@ -38,7 +38,11 @@ class EMBER_API IValue {
 
   IValue() : tag_(Tag::None) { v_.i = 0; }
   IValue(std::nullopt_t) : IValue() {}
-  IValue(Tensor t) : tag_(Tag::Tensor) { v_.t = t.release(); }
+  IValue(const Tensor& t) : tag_(Tag::Tensor) {
+    v_.t = t.impl();
+    Tensor::retain(v_.t);
+  }
+  IValue(Tensor&& t) : tag_(Tag::Tensor) { v_.t = t.release(); }
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   IValue(T i) : tag_(Tag::Int) { v_.i = static_cast<int64_t>(i); }
   IValue(double d) : tag_(Tag::Double) { v_.d = d; }
@@ -159,11 +163,11 @@ class EMBER_API IValue {
   }
   bool is_heap() const { return tag_ >= Tag::Complex && tag_ <= Tag::TensorList; }
   void retain() {
-    if (tag_ == Tag::Tensor) intrusive_retain(v_.t);
+    if (tag_ == Tag::Tensor) Tensor::retain(v_.t);
     else if (is_heap()) intrusive_retain(v_.heap);
   }
   void release() {
-    if (tag_ == Tag::Tensor) intrusive_release(v_.t);
+    if (tag_ == Tag::Tensor) Tensor::release(v_.t);
     else if (is_heap()) intrusive_release(v_.heap);
   }
   void expect(Tag t) const {

@@ -17,7 +17,7 @@ struct RawLocalKeySets {
   uint64_t included_xor = 0;
   uint64_t excluded = 0;
 };
-extern EMBER_API thread_local RawLocalKeySets tls_key_sets
+extern EMBER_API constinit thread_local RawLocalKeySets tls_key_sets
     __attribute__((tls_model("initial-exec")));
 }  // namespace detail
 

@@ -17,9 +17,9 @@ class EMBER_API Tensor {
   /// Takes shared ownership of impl (null gives an undefined tensor).
   explicit Tensor(IntrusivePtr<TensorImpl> impl) noexcept
       : impl_(impl ? impl.release() : TensorImpl::undefined()) {}
-  Tensor(const Tensor& o) noexcept : impl_(o.impl_) { intrusive_retain(impl_); }
+  Tensor(const Tensor& o) noexcept : impl_(o.impl_) { retain(impl_); }
   Tensor(Tensor&& o) noexcept : impl_(std::exchange(o.impl_, TensorImpl::undefined())) {}
-  ~Tensor() { intrusive_release(impl_); }
+  ~Tensor() { release(impl_); }
   Tensor& operator=(const Tensor& o) noexcept {
     Tensor(o).swap(*this);
     return *this;
@@ -38,6 +38,14 @@ class EMBER_API Tensor {
   }
   /// Gives up this handle's reference without releasing it.
   TensorImpl* release() noexcept { return std::exchange(impl_, TensorImpl::undefined()); }
+
+  /// Refcounting that skips the undefined impl (see Note [Undefined tensor]).
+  static void retain(TensorImpl* impl) noexcept {
+    if (impl->defined()) intrusive_retain(impl);
+  }
+  static void release(TensorImpl* impl) noexcept {
+    if (impl->defined()) intrusive_release(impl);
+  }
 
   TensorImpl* impl() const noexcept { return impl_; }
   bool defined() const { return impl_->defined(); }

@@ -6,6 +6,7 @@ namespace ember {
 
 TensorImpl::TensorImpl(Storage storage, DispatchKeySet key_set, ScalarType dtype)
     : storage_(std::move(storage)), key_set_(key_set), dtype_(dtype) {
+  EMBER_CHECK_VALUE(dtype != ScalarType::Undefined, "TensorImpl(): expected a dtype, but got undefined");
   if (storage_) device_ = storage_->device();
   if (key_set_.has(DispatchKey::SparseCPU) || key_set_.has(DispatchKey::SparseCUDA)) {
     layout_ = Layout::Sparse;
@@ -18,17 +19,12 @@ TensorImpl::TensorImpl(Storage storage, DispatchKeySet key_set, ScalarType dtype
   set_sizes_contiguous(IntArrayRef(&zero, 1));
 }
 
-// 2^31: no sequence of releases brings it to zero, so handles need no null check.
-TensorImpl::TensorImpl(UndefinedTag)
-    : IntrusiveTarget(uint32_t{1} << 31), dtype_(ScalarType::Undefined) {}
+TensorImpl::TensorImpl(UndefinedTag) : dtype_(ScalarType::Undefined) {}
+
+TensorImpl TensorImpl::undefined_{UndefinedTag{}};
 
 TensorImpl::~TensorImpl() {
   if (VersionCounter* v = version_.load(std::memory_order_acquire)) intrusive_release(v);
-}
-
-TensorImpl* TensorImpl::undefined() {
-  static TensorImpl* impl = new TensorImpl(UndefinedTag{});  // immortal by design
-  return impl;
 }
 
 void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {

@@ -50,7 +50,8 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   DispatchKeySet key_set() const { return key_set_; }
   bool is_contiguous() const { return is_contiguous_; }
   const Storage& storage() const { return storage_; }
-  bool defined() const { return dtype_ != ScalarType::Undefined; }
+  /// False only for the impl undefined Tensors point to.
+  bool defined() const { return this != &undefined_; }
 
   /// Address of the first element (storage data + offset * itemsize).
   void* data() const {
@@ -81,12 +82,15 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
     autograd_meta_ = std::move(meta);
   }
 
-  /// The impl every undefined Tensor points to (immortal; never null checks).
-  static TensorImpl* undefined();
+  /// The impl every undefined Tensor points to: never null, never refcounted.
+  static TensorImpl* undefined() { return &undefined_; }
 
  private:
   struct UndefinedTag {};
   explicit TensorImpl(UndefinedTag);
+  // Note [Undefined tensor]: compared by address only, so it is usable before its
+  // constructor has run (static initialisation in other libraries).
+  static TensorImpl undefined_;
   void refresh_numel_and_contiguity();
 
   Storage storage_;

@@ -32,9 +32,27 @@ struct KernelFunction {
   std::string debug;
 };
 
+/// A kernel function known at compile time: `m.impl("op", EMBER_FN(op_cpu))` calls it
+/// directly, where a plain function pointer costs one more indirect call.
+template <auto F>
+struct CompileTimeFunction {};
+#define EMBER_FN(f) ::ember::CompileTimeFunction<&(f)>()
+
 namespace detail {
 
-template <class Ret, class... KArgs>
+// Where a kernel's function comes from: the pointer stored in the KernelFunction, or a
+// template argument (then the call is direct and may be inlined into the trampoline).
+struct RuntimeTarget {
+  template <class Fn>
+  static Fn get(void* fn) { return reinterpret_cast<Fn>(fn); }
+};
+template <auto F>
+struct CompileTimeTarget {
+  template <class Fn>
+  static constexpr Fn get(void*) { return F; }
+};
+
+template <class Target, class Ret, class... KArgs>
 struct FunctionKernel {
   using Fn = Ret (*)(KArgs...);
   static constexpr bool kTakesKeys = sig::TakesKeys<KArgs...>::value;
@@ -44,13 +62,13 @@ struct FunctionKernel {
   template <class K0, class... KRest>
   struct Unboxed<Ret(K0, KRest...)> {
     static sig::CanonRet<Ret> call(void* fn, DispatchKeySet keys, sig::Canon<KRest>... args) {
-      return reinterpret_cast<Fn>(fn)(keys, sig::to_kernel_arg<KRest>(args)...);
+      return Target::template get<Fn>(fn)(keys, sig::to_kernel_arg<KRest>(args)...);
     }
   };
 
   template <class... UArgs>
   static sig::CanonRet<Ret> call_plain(void* fn, DispatchKeySet, sig::Canon<UArgs>... args) {
-    return reinterpret_cast<Fn>(fn)(sig::to_kernel_arg<UArgs>(args)...);
+    return Target::template get<Fn>(fn)(sig::to_kernel_arg<UArgs>(args)...);
   }
 
   static void* unboxed_entry() {
@@ -114,11 +132,13 @@ class CppFunction {
   /// An unboxed kernel; may take `DispatchKeySet` first to redispatch.
   template <class Ret, class... Args>
   CppFunction(Ret (*f)(Args...)) {
-    using K = detail::FunctionKernel<Ret, Args...>;
-    kernel_.unboxed = K::unboxed_entry();
-    kernel_.boxed = K::boxed_entry();
-    kernel_.fn = reinterpret_cast<void*>(f);
-    kernel_.signature = sig::Signature<Ret(Args...)>::str();
+    init<detail::FunctionKernel<detail::RuntimeTarget, Ret, Args...>, Ret(Args...)>(
+        reinterpret_cast<void*>(f));
+  }
+  /// An unboxed kernel known at compile time (EMBER_FN(f)): one indirect call less.
+  template <auto F>
+  CppFunction(CompileTimeFunction<F>) {
+    init_compile_time<F>(F);
   }
   /// A boxed kernel, called with the whole stack.
   static CppFunction boxed(BoxedFunction f) {
@@ -138,6 +158,18 @@ class CppFunction {
 
  private:
   CppFunction() = default;
+  template <auto F, class Ret, class... Args>
+  void init_compile_time(Ret (*)(Args...)) {
+    init<detail::FunctionKernel<detail::CompileTimeTarget<F>, Ret, Args...>, Ret(Args...)>(
+        reinterpret_cast<void*>(F));
+  }
+  template <class K, class Sig>
+  void init(void* fn) {
+    kernel_.unboxed = K::unboxed_entry();
+    kernel_.boxed = K::boxed_entry();
+    kernel_.fn = fn;
+    kernel_.signature = sig::Signature<Sig>::str();
+  }
   KernelFunction kernel_;
 };
 

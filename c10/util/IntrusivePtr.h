@@ -9,6 +9,9 @@
 
 namespace ember {
 
+template <class T>
+class IntrusivePtr;
+
 /// Base for objects owned through IntrusivePtr. Starts at refcount 0; the first
 /// IntrusivePtr takes it to 1.
 class EMBER_API IntrusiveTarget {
@@ -20,13 +23,11 @@ class EMBER_API IntrusiveTarget {
 
   uint32_t use_count() const { return refcount_.load(std::memory_order_relaxed); }
 
- protected:
-  /// For immortal singletons: a count so high no sequence of releases reaches zero.
-  explicit IntrusiveTarget(uint32_t initial) : refcount_(initial) {}
-
  private:
   template <class T>
   friend class IntrusivePtr;
+  template <class T, class... Args>
+  friend IntrusivePtr<T> make_intrusive(Args&&... args);
   friend void intrusive_retain(IntrusiveTarget* p);
   friend void intrusive_release(IntrusiveTarget* p);
   mutable std::atomic<uint32_t> refcount_{0};
@@ -89,7 +90,10 @@ class IntrusivePtr {
 /// Allocates a T and returns the first owner.
 template <class T, class... Args>
 IntrusivePtr<T> make_intrusive(Args&&... args) {
-  return IntrusivePtr<T>(new T(std::forward<Args>(args)...));
+  T* p = new T(std::forward<Args>(args)...);
+  // Nobody else can see a fresh object: no atomic read-modify-write needed.
+  p->refcount_.store(1, std::memory_order_relaxed);
+  return IntrusivePtr<T>::adopt(p);
 }
 
 }  // namespace ember

@@ -31,6 +31,15 @@ void add_boxed(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
   stack->emplace_back(std::move(b));
 }
 
+// A layer kernel that records and redispatches below itself.
+std::vector<std::string> trace;
+Tensor add_tracer(DispatchKeySet keys, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  trace.push_back(str("tracer saw ", keys));
+  static auto op = Dispatcher::singleton().find_op_or_throw("dt::add")
+                       .typed<Tensor(const Tensor&, const Tensor&, const Scalar&)>();
+  return op.redispatch(keys.below(K::Tracer), a, b, alpha);
+}
+
 class DispatcherTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -48,6 +57,23 @@ TEST_F(DispatcherTest, UnboxedCallReachesUnboxedKernel) {
   Tensor r = typed().call(a, b, 2);
   EXPECT_EQ(last_called, "add_cpu alpha=2");
   EXPECT_TRUE(r.is_same(a));
+}
+
+TEST_F(DispatcherTest, CompileTimeKernelsWorkUnboxedBoxedAndWithKeys) {
+  lib_.impl("add", K::CPU, EMBER_FN(add_cpu));
+  lib_.impl("add", K::Tracer, EMBER_FN(add_tracer));
+  EXPECT_EQ(op().entry().lookup(K::CPU).fn, reinterpret_cast<void*>(&add_cpu));
+  Tensor a = tensor_on(Device("cpu"));
+  EXPECT_TRUE(typed().call(a, tensor_on(Device("cpu")), 6).is_same(a));
+  EXPECT_EQ(last_called, "add_cpu alpha=6");
+  Stack stack{IValue(a), IValue(a), IValue(2.0)};
+  trace.clear();
+  IncludeDispatchKeyGuard g(K::Tracer);
+  op().call_boxed(&stack);
+  EXPECT_EQ(last_called, "add_cpu alpha=2");
+  EXPECT_EQ(trace.size(), 1u);
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_TRUE(stack[0].to_tensor().is_same(a));
 }
 
 TEST_F(DispatcherTest, KeysOfAllTensorArgumentsCount) {
@@ -90,15 +116,6 @@ TEST_F(DispatcherTest, BoxedCallReachesBoxedKernel) {
   op().call_boxed(&stack);
   EXPECT_EQ(last_called, "add_boxed alpha=7 key=CPU");
   EXPECT_EQ(stack.size(), 1u);
-}
-
-// A layer kernel that records and redispatches below itself.
-std::vector<std::string> trace;
-Tensor add_tracer(DispatchKeySet keys, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  trace.push_back(str("tracer saw ", keys));
-  static auto op = Dispatcher::singleton().find_op_or_throw("dt::add")
-                       .typed<Tensor(const Tensor&, const Tensor&, const Scalar&)>();
-  return op.redispatch(keys.below(K::Tracer), a, b, alpha);
 }
 
 TEST_F(DispatcherTest, RedispatchGoesBelowTheCallingLayer) {
