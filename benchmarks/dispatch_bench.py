@@ -28,7 +28,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 LIBTORCH_SRC = REPO / "benchmarks" / "libtorch"
-CASES = ("noop_unboxed", "noop_boxed", "key_extraction", "empty_4", "view")
+CASES = ("noop_unboxed", "noop_boxed", "noop_void_unboxed", "noop_void_boxed", "key_extraction",
+         "empty_4", "view")
 GOAL = 0.5  # Ember's time per call at most half of libtorch's.
 NOTES = (
     "times are per call, single thread (OMP_NUM_THREADS=1), the median over rounds of "

@@ -16,6 +16,7 @@
 namespace {
 
 ember::Tensor noop_cpu(const ember::Tensor& self, const ember::Tensor& other) { return self; }
+void noop_void_cpu(const ember::Tensor& self, const ember::Tensor& other) {}
 
 using NoopSig = ember::Tensor(const ember::Tensor&, const ember::Tensor&);
 
@@ -47,6 +48,33 @@ void noop_boxed(benchmark::State& state) {
   }
 }
 
+// The same without a returned tensor: dispatch alone, no refcount traffic for the result.
+void noop_void_unboxed(benchmark::State& state) {
+  static const auto op = ember::Dispatcher::singleton()
+                             .find_op_or_throw("bench::noop_void")
+                             .typed<void(const ember::Tensor&, const ember::Tensor&)>();
+  ember::Tensor a = ember::empty({4});
+  ember::Tensor b = ember::empty({4});
+  for (auto _ : state) {
+    op.call(a, b);
+    benchmark::ClobberMemory();
+  }
+}
+
+void noop_void_boxed(benchmark::State& state) {
+  static const auto op = ember::Dispatcher::singleton().find_op_or_throw("bench::noop_void");
+  ember::Tensor a = ember::empty({4});
+  ember::Tensor b = ember::empty({4});
+  ember::Stack stack;
+  stack.reserve(2);
+  for (auto _ : state) {
+    stack.emplace_back(a);
+    stack.emplace_back(b);
+    op.call_boxed(&stack);
+    benchmark::DoNotOptimize(stack.data());
+  }
+}
+
 void key_extraction(benchmark::State& state) {
   const auto& op = noop_op();
   ember::Tensor a = ember::empty({4});
@@ -65,12 +93,20 @@ void view(benchmark::State& state) {
 
 }  // namespace
 
-EMBER_LIBRARY(bench, m) { m.def("noop(Tensor self, Tensor other) -> Tensor"); }
+EMBER_LIBRARY(bench, m) {
+  m.def("noop(Tensor self, Tensor other) -> Tensor");
+  m.def("noop_void(Tensor self, Tensor other) -> ()");
+}
 // EMBER_FN: the compile-time kernel form, as libtorch's side uses TORCH_FN.
-EMBER_LIBRARY_IMPL(bench, CPU, m) { m.impl("noop", EMBER_FN(noop_cpu)); }
+EMBER_LIBRARY_IMPL(bench, CPU, m) {
+  m.impl("noop", EMBER_FN(noop_cpu));
+  m.impl("noop_void", EMBER_FN(noop_void_cpu));
+}
 
 BENCHMARK(noop_unboxed);
 BENCHMARK(noop_boxed);
+BENCHMARK(noop_void_unboxed);
+BENCHMARK(noop_void_boxed);
 BENCHMARK(key_extraction);
 BENCHMARK(empty_4);
 BENCHMARK(view);

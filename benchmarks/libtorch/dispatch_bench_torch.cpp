@@ -25,6 +25,7 @@
 namespace {
 
 at::Tensor noop_cpu(const at::Tensor& self, const at::Tensor& other) { return self; }
+void noop_void_cpu(const at::Tensor& self, const at::Tensor& other) {}
 
 using NoopSig = at::Tensor(const at::Tensor&, const at::Tensor&);
 
@@ -82,6 +83,33 @@ void noop_boxed(benchmark::State& state) {
   }
 }
 
+// The same without a returned tensor: dispatch alone, no refcount traffic for the result.
+void noop_void_unboxed(benchmark::State& state) {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("bench::noop_void", "")
+                             .typed<void(const at::Tensor&, const at::Tensor&)>();
+  at::Tensor a = at::empty({4});
+  at::Tensor b = at::empty({4});
+  for (auto _ : state) {
+    op.call(a, b);
+    benchmark::ClobberMemory();
+  }
+}
+
+void noop_void_boxed(benchmark::State& state) {
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("bench::noop_void", "");
+  at::Tensor a = at::empty({4});
+  at::Tensor b = at::empty({4});
+  torch::jit::Stack stack;
+  stack.reserve(2);
+  for (auto _ : state) {
+    stack.emplace_back(a);
+    stack.emplace_back(b);
+    op.callBoxed(&stack);
+    benchmark::DoNotOptimize(stack.data());
+  }
+}
+
 void key_extraction(benchmark::State& state) {
   static const c10::DispatchKeyExtractor extractor = make_noop_extractor(noop_op());
   at::Tensor a = at::empty({4});
@@ -122,16 +150,26 @@ bool check_setup() {
 
 }  // namespace
 
-TORCH_LIBRARY(bench, m) { m.def("noop(Tensor self, Tensor other) -> Tensor"); }
-// A runtime function pointer, as Ember's benchmark registers its kernel.
+TORCH_LIBRARY(bench, m) {
+  m.def("noop(Tensor self, Tensor other) -> Tensor");
+  m.def("noop_void(Tensor self, Tensor other) -> ()");
+}
 // TORCH_FN: the compile-time kernel form, libtorch at its fastest (Ember uses EMBER_FN).
-TORCH_LIBRARY_IMPL(bench, CPU, m) { m.impl("noop", TORCH_FN(noop_cpu)); }
+TORCH_LIBRARY_IMPL(bench, CPU, m) {
+  m.impl("noop", TORCH_FN(noop_cpu));
+  m.impl("noop_void", TORCH_FN(noop_void_cpu));
+}
 // Like-for-like with Ember, whose autograd keys fall through: without this, every call on
 // CPU tensors would first stop at libtorch's Autograd key.
-TORCH_LIBRARY_IMPL(bench, Autograd, m) { m.impl("noop", torch::CppFunction::makeFallthrough()); }
+TORCH_LIBRARY_IMPL(bench, Autograd, m) {
+  m.impl("noop", torch::CppFunction::makeFallthrough());
+  m.impl("noop_void", torch::CppFunction::makeFallthrough());
+}
 
 BENCHMARK(noop_unboxed);
 BENCHMARK(noop_boxed);
+BENCHMARK(noop_void_unboxed);
+BENCHMARK(noop_void_boxed);
 BENCHMARK(key_extraction);
 BENCHMARK(empty_4);
 BENCHMARK(view);

@@ -248,7 +248,7 @@ void OperatorHandle::call_boxed(Stack* stack) const {
   DispatchKeySet from_args;
   for (size_t i = 0; i < args.size(); ++i) {
     const IValue& v = (*stack)[i];
-    EMBER_CHECK_TYPE(ivalue_matches(v, args[i].type), op(), "(): expected argument '", args[i].name,
+    EMBER_CHECK_TYPE((s->accepted_tags[i] >> static_cast<int>(v.tag())) & 1, op(), "(): expected argument '", args[i].name,
                      "' to be ", schema_type_str(args[i].type), ", but got ", v.type_name());
   }
   for (uint32_t i : s->tensor_args) {

@@ -85,9 +85,13 @@ struct FunctionKernel {
     constexpr size_t n = sizeof...(UArgs);
     IValue* base = stack->data() + (stack->size() - n);
     auto invoke = [&]<size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
-      using Entry = sig::CanonRet<Ret> (*)(void*, DispatchKeySet, sig::Canon<UArgs>...);
-      auto entry = reinterpret_cast<Entry>(unboxed_entry());
-      return entry(fn, keys, sig::FromIValue<sig::Canon<UArgs>>::get(base[I])...);
+      // A direct call of the unboxed entry, so the compiler can inline the kernel call.
+      if constexpr (kTakesKeys) {
+        return Unboxed<Ret(KArgs...)>::call(fn, keys,
+                                             sig::FromIValue<sig::Canon<UArgs>>::get(base[I])...);
+      } else {
+        return call_plain<KArgs...>(fn, keys, sig::FromIValue<sig::Canon<UArgs>>::get(base[I])...);
+      }
     };
     if constexpr (std::is_void_v<Ret>) {
       invoke(std::make_index_sequence<n>());

@@ -125,6 +125,20 @@ std::optional<IValue> default_ivalue(const Argument& a) {
 
 bool is_tensor_arg(const SchemaType& t) { return t.base == BaseType::Tensor; }
 
+// The tags ivalue_matches accepts for t, found by asking it about one value of each tag.
+uint32_t accepted_tag_mask(const SchemaType& t) {
+  const IValue samples[] = {
+      IValue(), IValue(Tensor()), IValue(int64_t{0}), IValue(0.0), IValue(false),
+      IValue(std::complex<double>()), IValue(std::string()), IValue(std::vector<int64_t>()),
+      IValue(std::vector<double>()), IValue(std::vector<bool>()), IValue(std::vector<Tensor>()),
+      IValue(Device(DeviceType::CPU)), IValue(ScalarType::Float), IValue(Layout::Strided)};
+  uint32_t mask = 0;
+  for (const IValue& v : samples) {
+    if (ivalue_matches(v, t)) mask |= uint32_t{1} << static_cast<int>(v.tag());
+  }
+  return mask;
+}
+
 }  // namespace
 
 std::string schema_type_str(const SchemaType& t) {
@@ -186,6 +200,7 @@ SchemaInfo::SchemaInfo(FunctionSchema s, std::string debug_)
     const Argument& a = schema.arguments[i];
     if (is_tensor_arg(a.type)) tensor_args.push_back(static_cast<uint32_t>(i));
     defaults.push_back(default_ivalue(a));
+    accepted_tags.push_back(accepted_tag_mask(a.type));
   }
 }
 

@@ -28,6 +28,8 @@ struct EMBER_API SchemaInfo {
   std::vector<uint32_t> tensor_args;
   /// Each argument's default as an IValue, where it has one Ember can box.
   std::vector<std::optional<IValue>> defaults;
+  /// Per argument, a bit per IValue::Tag it accepts (boxed calls check with one AND).
+  std::vector<uint32_t> accepted_tags;
   /// Where it was defined ("file.cpp:12").
   std::string debug;
 };
