@@ -91,6 +91,13 @@ void view(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(ember::view(t, {2, 2}));
 }
 
+// The floor under every case that returns a tensor: copying a handle and dropping it
+// (one atomic increment and decrement).
+void tensor_copy(benchmark::State& state) {
+  ember::Tensor a = ember::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(ember::Tensor(a));
+}
+
 }  // namespace
 
 EMBER_LIBRARY(bench, m) {
@@ -110,6 +117,7 @@ BENCHMARK(noop_void_boxed);
 BENCHMARK(key_extraction);
 BENCHMARK(empty_4);
 BENCHMARK(view);
+BENCHMARK(tensor_copy);
 
 int main(int argc, char** argv) {
   // Static registration cannot throw; a failed EMBER_LIBRARY shows up here instead.

@@ -126,6 +126,30 @@ void view(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(t.view({2, 2}));
 }
 
+// The floor under every case that returns a tensor: copying a handle and dropping it
+// (one atomic increment and decrement).
+void tensor_copy(benchmark::State& state) {
+  at::Tensor a = at::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(at::Tensor(a));
+}
+
+// libtorch alone, for the record: the op costs the issue quotes (at::add on small tensors,
+// add_out, add when autograd records). Ember's side of these comes with its kernels.
+void ref_add(benchmark::State& state) {
+  at::Tensor a = at::empty({4}), b = at::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(at::add(a, b));
+}
+
+void ref_add_out(benchmark::State& state) {
+  at::Tensor a = at::empty({4}), b = at::empty({4}), out = at::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(at::add_out(out, a, b));
+}
+
+void ref_add_autograd(benchmark::State& state) {
+  at::Tensor a = at::empty({4}).requires_grad_(true), b = at::empty({4});
+  for (auto _ : state) benchmark::DoNotOptimize(at::add(a, b));
+}
+
 // Checks that the cases measure what they claim; prints why not and returns false.
 bool check_setup() {
   at::Tensor a = at::empty({4});
@@ -173,6 +197,10 @@ BENCHMARK(noop_void_boxed);
 BENCHMARK(key_extraction);
 BENCHMARK(empty_4);
 BENCHMARK(view);
+BENCHMARK(tensor_copy);
+BENCHMARK(ref_add);
+BENCHMARK(ref_add_out);
+BENCHMARK(ref_add_autograd);
 
 int main(int argc, char** argv) {
   if (!check_setup()) return 1;
