@@ -44,7 +44,7 @@ OperatorEntry* Dispatcher::lookup(std::string_view qualified_name) const {
   for (size_t i = slot_of(qualified_name, kSlots);; i = (i + 1) & (kSlots - 1)) {
     OperatorEntry* e = slots_[i].load(std::memory_order_acquire);
     if (e == nullptr) return nullptr;
-    if (e->name().str() == qualified_name) return e;
+    if (e->qualified_name() == qualified_name) return e;
   }
 }
 
@@ -75,7 +75,7 @@ OperatorHandle Dispatcher::find_op_or_throw(std::string_view qualified_name) con
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& e : entries_) {
       if (e->schema() == nullptr) continue;
-      std::string n = e->name().str();
+      const std::string& n = e->qualified_name();
       if (edit_distance(n, qualified_name) <= 3) close += (close.empty() ? "" : ", ") + n;
     }
   }
@@ -93,7 +93,7 @@ std::vector<OperatorHandle> Dispatcher::ops() const {
     }
   }
   std::sort(out.begin(), out.end(), [](const OperatorHandle& a, const OperatorHandle& b) {
-    return a.name().str() < b.name().str();
+    return a.entry().qualified_name() < b.entry().qualified_name();
   });
   return out;
 }

@@ -204,7 +204,8 @@ SchemaInfo::SchemaInfo(FunctionSchema s, std::string debug_)
   }
 }
 
-OperatorEntry::OperatorEntry(OperatorName name) : name_(std::move(name)) {
+OperatorEntry::OperatorEntry(OperatorName name)
+    : name_(std::move(name)), qualified_name_(name_.str()) {
   missing_.fn = this;
   missing_.boxed = [](void* fn, const OperatorHandle&, DispatchKeySet keys, Stack*) {
     static_cast<const OperatorEntry*>(fn)->report_missing_kernel(keys.highest());

@@ -54,6 +54,8 @@ class EMBER_API OperatorEntry {
   OperatorEntry& operator=(const OperatorEntry&) = delete;
 
   const OperatorName& name() const { return name_; }
+  /// "ns::name.overload", kept so lookups by name compare without building strings.
+  const std::string& qualified_name() const { return qualified_name_; }
   /// The schema, or null while the operator is not defined.
   const SchemaInfo* schema() const { return schema_.load(std::memory_order_acquire); }
 
@@ -92,6 +94,7 @@ class EMBER_API OperatorEntry {
       DispatchKey k, const std::array<const KernelFunction*, kNumRuntimeKeys>& fallbacks) const;
 
   OperatorName name_;
+  std::string qualified_name_;
   std::atomic<uint64_t> mask_{DispatchKeySet::full().raw()};
   std::array<std::atomic<const KernelFunction*>, kNumRuntimeKeys> table_;
   std::atomic<const SchemaInfo*> schema_{nullptr};
