@@ -17,7 +17,7 @@ ember::Tensor scale_cpu(const ember::Tensor& self, double factor) {
 
 ember::Tensor scale_meta(const ember::Tensor& self, double) {
   std::cout << "  -> scale_meta kernel (Meta): shapes only, no data\n";
-  return ember::empty(self.sizes(), self.scalar_type(), std::nullopt, ember::Device("meta"));
+  return ember::empty(self.sizes(), ember::TensorOptions().dtype(self.scalar_type()).device(ember::Device("meta")));
 }
 
 }  // namespace
@@ -43,7 +43,7 @@ int main() {
   for (int i = 0; i < 6; ++i) std::cout << (i ? ", " : "") << y.data_ptr_as<float>()[i];
   std::cout << "]\n";
 
-  Tensor m = empty({4, 5}, ScalarType::Float, std::nullopt, Device("meta"));
+  Tensor m = empty({4, 5}, Device("meta"));
   std::cout << "scale(meta tensor) dispatches on " << scale.dispatch_keys(m, 3.0) << ":\n";
   Tensor my = scale.call(m, 3.0);
   std::cout << "  result " << my << "\n";
@@ -58,7 +58,7 @@ int main() {
             << (v.storage().is_alias_of(x.storage()) ? "yes" : "no") << "\n";
 
   try {
-    Tensor c = empty({2}, std::nullopt, std::nullopt, Device("cuda"));
+    Tensor c = empty({2}, Device("cuda"));
   } catch (const Error& e) {
     std::cout << "empty(device='cuda') without a CUDA backend raises:\n  " << e.what() << "\n";
   }

@@ -1,9 +1,8 @@
-// Factories: empty. BackendSelect picks the backend from the device argument; each
-// backend allocates with its own allocator.
+// Factories: empty. (BackendSelect, generated, picks the backend from the device argument;
+// each backend allocates with its own allocator.)
 #include <limits>
 
-#include "aten/Functions.h"
-#include "c10/dispatch/Library.h"
+#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
 
 namespace ember {
@@ -39,6 +38,10 @@ void check_empty_args(std::optional<Layout> layout, std::optional<MemoryFormat> 
       "empty(): only memory_format=torch.contiguous_format is supported so far");
 }
 
+}  // namespace
+
+namespace native {
+
 Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                  std::optional<Device> device, std::optional<bool> pin_memory,
                  std::optional<MemoryFormat> memory_format) {
@@ -56,21 +59,5 @@ Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::option
                          meta_keys);
 }
 
-// Factories have no tensor argument: pick the backend from `device` and go below BackendSelect.
-Tensor empty_backend_select(DispatchKeySet keys, IntArrayRef size, std::optional<ScalarType> dtype,
-                            std::optional<Layout> layout, std::optional<Device> device,
-                            std::optional<bool> pin_memory,
-                            std::optional<MemoryFormat> memory_format) {
-  DispatchKey backend = backend_key_of(device.value_or(Device(DeviceType::CPU)),
-                                       layout.value_or(Layout::Strided));
-  return ops::empty_handle().redispatch(keys.below(DispatchKey::BackendSelect).add(backend), size,
-                                        dtype, layout, device, pin_memory, memory_format);
-}
-
-}  // namespace
-
-EMBER_LIBRARY_IMPL(aten, BackendSelect, m) { m.impl("empty.memory_format", EMBER_FN(empty_backend_select)); }
-EMBER_LIBRARY_IMPL(aten, CPU, m) { m.impl("empty.memory_format", EMBER_FN(empty_cpu)); }
-EMBER_LIBRARY_IMPL(aten, Meta, m) { m.impl("empty.memory_format", EMBER_FN(empty_meta)); }
-
+}  // namespace native
 }  // namespace ember

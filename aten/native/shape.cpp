@@ -1,6 +1,5 @@
 // Shape ops that only change a tensor's geometry: view.
-#include "aten/Functions.h"
-#include "c10/dispatch/Library.h"
+#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
 
 namespace ember {
@@ -67,6 +66,10 @@ bool view_strides(IntArrayRef old_sizes, IntArrayRef old_strides, int64_t numel,
   return view_d == -1;
 }
 
+}  // namespace
+
+namespace native {
+
 Tensor view_strided(const Tensor& self, IntArrayRef size) {
   SizesAndStrides geometry;
   infer_view_size(size, self.numel(), geometry);
@@ -81,9 +84,5 @@ Tensor view_strided(const Tensor& self, IntArrayRef size) {
   return Tensor(std::move(impl));
 }
 
-}  // namespace
-
-EMBER_LIBRARY_IMPL(aten, CPU, m) { m.impl("view", EMBER_FN(view_strided)); }
-EMBER_LIBRARY_IMPL(aten, Meta, m) { m.impl("view", EMBER_FN(view_strided)); }
-
+}  // namespace native
 }  // namespace ember

@@ -60,6 +60,7 @@ const char* IValue::tag_name(Tag t) {
     case Tag::Device: return "Device";
     case Tag::ScalarType: return "ScalarType";
     case Tag::Layout: return "Layout";
+    case Tag::Generator: return "Generator";
   }
   return "invalid";
 }
@@ -86,6 +87,7 @@ std::string IValue::repr() const {
     case Tag::Device: os << to_device(); break;
     case Tag::ScalarType: os << to_scalar_type(); break;
     case Tag::Layout: os << to_layout(); break;
+    case Tag::Generator: os << "Generator(" << to_generator().device() << ")"; break;
   }
   return os.str();
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "c10/core/Device.h"
+#include "c10/core/Generator.h"
 #include "c10/core/Layout.h"
 #include "c10/core/Scalar.h"
 #include "c10/core/ScalarType.h"
@@ -33,7 +34,7 @@ class EMBER_API IValue {
  public:
   enum class Tag : uint8_t {
     None, Tensor, Int, Double, Bool, Complex, String, IntList, DoubleList, BoolList,
-    TensorList, Device, ScalarType, Layout,
+    TensorList, Device, ScalarType, Layout, Generator,
   };
 
   IValue() : tag_(Tag::None) { v_.i = 0; }
@@ -61,6 +62,14 @@ class EMBER_API IValue {
   IValue(Device d) : tag_(Tag::Device) { v_.device = {d.type(), d.index()}; }
   IValue(ScalarType t) : tag_(Tag::ScalarType) { v_.i = static_cast<int64_t>(t); }
   IValue(Layout l) : tag_(Tag::Layout) { v_.i = static_cast<int64_t>(l); }
+  /// An undefined Generator boxes as None.
+  IValue(const Generator& g) : IValue() {
+    if (g.defined()) {
+      tag_ = Tag::Generator;
+      v_.heap = g.impl();
+      intrusive_retain(v_.heap);
+    }
+  }
   template <class T>
   IValue(std::optional<T> o) : IValue() {
     if (o) *this = IValue(std::move(*o));
@@ -101,6 +110,7 @@ class EMBER_API IValue {
   bool is_device() const { return tag_ == Tag::Device; }
   bool is_scalar_type() const { return tag_ == Tag::ScalarType; }
   bool is_layout() const { return tag_ == Tag::Layout; }
+  bool is_generator() const { return tag_ == Tag::Generator; }
 
   // Accessors throw TypeError naming both tags when the value holds something else.
   const Tensor& to_tensor() const& {
@@ -142,6 +152,10 @@ class EMBER_API IValue {
     expect(Tag::Layout);
     return static_cast<Layout>(v_.i);
   }
+  Generator to_generator() const {
+    expect(Tag::Generator);
+    return Generator(IntrusivePtr<GeneratorImpl>(static_cast<GeneratorImpl*>(v_.heap)));
+  }
 
   /// "Tensor", "int", "float", "int[]", ... (schema spellings).
   static const char* tag_name(Tag t);
@@ -161,7 +175,9 @@ class EMBER_API IValue {
     expect(t);
     return static_cast<detail::HeapBox<T>*>(v_.heap)->value;
   }
-  bool is_heap() const { return tag_ >= Tag::Complex && tag_ <= Tag::TensorList; }
+  bool is_heap() const {
+    return (tag_ >= Tag::Complex && tag_ <= Tag::TensorList) || tag_ == Tag::Generator;
+  }
   void retain() {
     if (tag_ == Tag::Tensor) Tensor::retain(v_.t);
     else if (is_heap()) intrusive_retain(v_.heap);

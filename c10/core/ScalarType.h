@@ -58,6 +58,15 @@ constexpr bool is_integral(ScalarType t, bool include_bool) {
 /// Throws TypeError for Undefined.
 EMBER_API ScalarType promote_types(ScalarType a, ScalarType b);
 
+/// Whether a result of type `from` may be written into a tensor of type `to` (PyTorch's
+/// canCast: no complex to real, no floating to integral, nothing but bool to bool).
+constexpr bool can_cast(ScalarType from, ScalarType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating_point(from) && is_integral(to, /*include_bool=*/true)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
 inline std::ostream& operator<<(std::ostream& os, ScalarType t) {
   return os << scalar_type_name(t);
 }

@@ -1,13 +1,22 @@
 #pragma once
 /// The Tensor handle: a refcounted pointer to a TensorImpl that is never null.
 
+#include <complex>
 #include <optional>
 #include <ostream>
+#include <string_view>
 #include <utility>
 
+#include "c10/core/Generator.h"
+#include "c10/core/MemoryFormat.h"
+#include "c10/core/Scalar.h"
 #include "c10/core/TensorImpl.h"
 
 namespace ember {
+
+class Tensor;
+/// A borrowed list of tensors, as `Tensor[]` arguments are passed.
+using TensorList = ArrayRef<Tensor>;
 
 /// A handle to a tensor. Copies share the tensor (like torch.Tensor in Python); an
 /// undefined Tensor (default-constructed) points to TensorImpl::undefined().
@@ -75,12 +84,12 @@ class EMBER_API Tensor {
   /// "Tensor(sizes=[2, 3], dtype=float32, device=cpu)" (values print once printing lands).
   std::string str() const;
 
+  // The operator methods (t.add(u), t.fill_(1), ...), generated from native_functions.yaml.
+#include "ember/generated/TensorMethods.h"
+
  private:
   TensorImpl* impl_;
 };
-
-/// A borrowed list of tensors, as `Tensor[]` arguments are passed.
-using TensorList = ArrayRef<Tensor>;
 
 inline std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
 

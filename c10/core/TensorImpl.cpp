@@ -40,6 +40,21 @@ void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
   refresh_numel_and_contiguity();
 }
 
+void TensorImpl::resize(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    EMBER_CHECK_VALUE(s >= 0, "resize_(): expected non-negative sizes, but got ", sizes);
+    n *= s;
+  }
+  const size_t needed = static_cast<size_t>(n + storage_offset_) * itemsize(dtype_);
+  if (storage_ && needed > storage_->nbytes()) {
+    EMBER_CHECK(storage_->resizable(), "resize_(): the tensor's storage is not resizable (it wraps "
+                "memory Ember does not own); needed ", needed, " bytes, have ", storage_->nbytes());
+    storage_->resize(needed);
+  }
+  set_sizes_contiguous(sizes);
+}
+
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides,
                                        int64_t storage_offset) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());

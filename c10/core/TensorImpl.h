@@ -64,6 +64,9 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   /// Sets sizes, strides and offset (a view's geometry); recomputes numel and contiguity.
   void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
   void set_storage_offset(int64_t offset) { storage_offset_ = offset; }
+  /// resize_(): makes the tensor contiguous with `sizes`, growing its storage if needed
+  /// (old elements keep their place in memory). Throws if the storage cannot grow.
+  void resize(IntArrayRef sizes);
 
   /// The number of in-place writes seen by this tensor and its views.
   uint32_t version() const {

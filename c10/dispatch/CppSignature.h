@@ -66,6 +66,7 @@ EMBER_ARG_TRAITS(Layout, Layout, "Layout")
 EMBER_ARG_TRAITS(std::optional<Layout>, std::optional<Layout>, "Layout?")
 EMBER_ARG_TRAITS(MemoryFormat, MemoryFormat, "MemoryFormat")
 EMBER_ARG_TRAITS(std::optional<MemoryFormat>, std::optional<MemoryFormat>, "MemoryFormat?")
+EMBER_ARG_TRAITS(std::optional<Generator>, std::optional<Generator>, "Generator?")
 #undef EMBER_ARG_TRAITS
 
 /// The canonical parameter type of a C++ argument type (any cv/ref spelling).
@@ -206,6 +207,10 @@ struct FromIValue<Layout> {
 template <>
 struct FromIValue<MemoryFormat> {
   static MemoryFormat get(const IValue& v) { return static_cast<MemoryFormat>(v.to_int()); }
+};
+template <>
+struct FromIValue<Generator> {
+  static Generator get(const IValue& v) { return v.to_generator(); }
 };
 template <class T>
 struct FromIValue<std::optional<T>> {

@@ -133,6 +133,7 @@ uint32_t accepted_tag_mask(const SchemaType& t) {
       IValue(std::vector<double>()), IValue(std::vector<bool>()), IValue(std::vector<Tensor>()),
       IValue(Device(DeviceType::CPU)), IValue(ScalarType::Float), IValue(Layout::Strided)};
   uint32_t mask = 0;
+  if (t.base == BaseType::Generator) mask |= uint32_t{1} << static_cast<int>(IValue::Tag::Generator);
   for (const IValue& v : samples) {
     if (ivalue_matches(v, t)) mask |= uint32_t{1} << static_cast<int>(v.tag());
   }
@@ -189,6 +190,7 @@ bool ivalue_matches(const IValue& v, const SchemaType& t) {
     case BaseType::ScalarType: return v.tag() == Tag::ScalarType;
     case BaseType::Device: return v.is_device();
     case BaseType::Layout: return v.is_layout();
+    case BaseType::Generator: return v.is_generator();
     case BaseType::Any: return true;
     default: return false;
   }

@@ -10,4 +10,5 @@
 #include "c10/dispatch/Dispatcher.h"
 #include "c10/dispatch/Library.h"
 #include "c10/util/Exception.h"
-#include "aten/Functions.h"
+#include "c10/core/TensorOptions.h"
+#include "ember/generated/Functions.h"

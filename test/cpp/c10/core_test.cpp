@@ -153,12 +153,12 @@ TEST(TensorImpl, GeometryAndContiguity) {
 TEST(TensorImpl, EmptyChecksItsArguments) {
   EXPECT_THROW(empty({2, -1}), ValueError);
   EXPECT_THROW(empty({int64_t{1} << 40, int64_t{1} << 40}), ValueError);
-  EXPECT_THROW(empty({2}, std::nullopt, Layout::Sparse), NotImplementedError);
+  EXPECT_THROW(empty({2}, TensorOptions().layout(Layout::Sparse)), NotImplementedError);
   Tensor d = empty({3}, ScalarType::Double);
   EXPECT_EQ(d.scalar_type(), ScalarType::Double);
   EXPECT_EQ(d.storage()->nbytes(), 24u);
   EXPECT_THROW(d.data_ptr_as<float>(), TypeError);
-  Tensor m = empty({1000, 1000}, std::nullopt, std::nullopt, Device("meta"));
+  Tensor m = empty({1000, 1000}, Device("meta"));
   EXPECT_EQ(m.device(), Device("meta"));
   EXPECT_EQ(m.data_ptr(), nullptr);
 }

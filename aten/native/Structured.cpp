@@ -1,0 +1,26 @@
+#include "aten/native/Structured.h"
+
+#include "ember/generated/Functions.h"
+#include "c10/util/Exception.h"
+
+namespace ember {
+
+Tensor make_output(const TensorMeta& meta, Device device) {
+  return empty(meta.sizes, TensorOptions().dtype(meta.dtype).device(device));
+}
+
+void check_inplace(const TensorMeta& meta, const Tensor& self, const char* op) {
+  EMBER_CHECK_VALUE(self.sizes() == meta.sizes.ref(), op, "(): expected 'self' to have the result's shape ",
+                    meta.sizes.ref(), " (in-place ops cannot broadcast self), but got ", self.sizes());
+  EMBER_CHECK_TYPE(can_cast(meta.dtype, self.scalar_type()), op, "(): result type ", meta.dtype,
+                   " can't be cast to the desired output type ", self.scalar_type());
+}
+
+void prepare_out(const TensorMeta& meta, const Tensor& out, const char* op) {
+  EMBER_CHECK_TYPE(can_cast(meta.dtype, out.scalar_type()), op, "(): result type ", meta.dtype,
+                   " can't be cast to the desired output type ", out.scalar_type(), " of 'out'");
+  if (out.sizes() == meta.sizes.ref()) return;
+  out.impl()->resize(meta.sizes);
+}
+
+}  // namespace ember

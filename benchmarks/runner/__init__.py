@@ -1,0 +1,1 @@
+"""The benchmark runner behind benchmarks/run.py (`make bench`); see benchmarks/README.md."""

@@ -1,0 +1,45 @@
+#pragma once
+/// The options of a factory call (dtype, layout, device, pinned memory, requires_grad),
+/// built fluently: `ember::zeros({2, 3}, TensorOptions().dtype(ScalarType::Double))`.
+
+#include <optional>
+
+#include "c10/core/Device.h"
+#include "c10/core/Layout.h"
+#include "c10/core/ScalarType.h"
+#include "c10/core/Tensor.h"
+
+namespace ember {
+
+/// Factory options; unset fields take the factory's defaults (float32, strided, CPU).
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  TensorOptions(ScalarType dtype) : dtype_(dtype) {}
+  TensorOptions(Device device) : device_(device) {}
+  TensorOptions(Layout layout) : layout_(layout) {}
+
+  TensorOptions dtype(std::optional<ScalarType> d) const { auto o = *this; o.dtype_ = d; return o; }
+  TensorOptions device(std::optional<Device> d) const { auto o = *this; o.device_ = d; return o; }
+  TensorOptions layout(std::optional<Layout> l) const { auto o = *this; o.layout_ = l; return o; }
+  TensorOptions pinned_memory(std::optional<bool> p) const { auto o = *this; o.pinned_ = p; return o; }
+  TensorOptions requires_grad(std::optional<bool> r) const { auto o = *this; o.requires_grad_ = r; return o; }
+
+  std::optional<ScalarType> dtype() const { return dtype_; }
+  std::optional<Device> device() const { return device_; }
+  std::optional<Layout> layout() const { return layout_; }
+  std::optional<bool> pinned_memory() const { return pinned_; }
+  std::optional<bool> requires_grad() const { return requires_grad_; }
+
+  /// Applies what the factory's schema has no argument for (requires_grad) to its result.
+  EMBER_API Tensor finish(Tensor t) const;
+
+ private:
+  std::optional<ScalarType> dtype_;
+  std::optional<Layout> layout_;
+  std::optional<Device> device_;
+  std::optional<bool> pinned_;
+  std::optional<bool> requires_grad_;
+};
+
+}  // namespace ember

@@ -1,0 +1,191 @@
+"""Registration files: schemas, kernel declarations, per-key registrations with the
+structured wrappers (functional, in-place and out= forms from one out= kernel plus a
+meta function), BackendSelect for factories, and Meta for every structured op.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import cpp
+from model import Argument, NativeFunction, Schema
+
+
+class RegisterError(Exception):
+    pass
+
+
+def _cpp_string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def kernel_signature(s: Schema) -> tuple[str, list[str]]:
+    return cpp.return_type(s, kernel=True), cpp.params(s.arguments, kernel=True)
+
+
+def structured_kernel_params(s: Schema) -> list[str]:
+    return cpp.params(s.non_out_arguments) + [f"const Tensor& {a.name}" for a in s.out_arguments]
+
+
+def meta_name(s: Schema) -> str:
+    return f"{s.name}_meta" if s.overload in ("out", "") else f"{s.name}_{s.overload}_meta"
+
+
+def meta_return(s: Schema) -> str:
+    n = len(s.out_arguments)
+    return "TensorMeta" if n == 1 else f"std::array<TensorMeta, {n}>"
+
+
+def fn_ref(name: str, ret: str, ps: list[str]) -> str:
+    """A compile-time kernel reference that also picks one overload of `name`."""
+    types = ", ".join(p.rsplit(" ", 1)[0].split(" = ")[0] for p in ps)
+    return f"::ember::CompileTimeFunction<static_cast<{ret} (*)({types})>(&{name})>()"
+
+
+def native_functions_h(fs: list[NativeFunction]) -> str:
+    decls: dict[str, str] = {}
+    for f in fs:
+        s = f.schema
+        for key, kernel in f.dispatch:
+            if f.structured:
+                decl = f"void {kernel}({', '.join(structured_kernel_params(s))});"
+            else:
+                ret, ps = kernel_signature(s)
+                if key == "BackendSelect":
+                    ps = ["DispatchKeySet keys"] + ps
+                decl = f"{ret} {kernel}({', '.join(ps)});"
+            decls.setdefault(decl, f"{f.loc}")
+        if f.structured:
+            decls.setdefault(f"{meta_return(s)} {meta_name(s)}({', '.join(cpp.params(s.non_out_arguments))});",
+                             f.loc)
+    body = "".join(f"{d}  // {loc}\n" for d, loc in decls.items())
+    return ("#pragma once\n// Kernel and meta-function declarations: kernel files include this and need no\n"
+            "// header of their own.\n\n#include <array>\n#include <complex>\n#include <optional>\n#include <tuple>\n\n"
+            '#include "c10/core/Generator.h"\n#include "c10/core/TensorMeta.h"\n'
+            '#include "c10/dispatch/Dispatcher.h"\n\nnamespace ember::native {\n\n' + body +
+            "\n}  // namespace ember::native\n")
+
+
+def register_schemas(fs: list[NativeFunction], ns: str) -> str:
+    lines = ['#include "c10/dispatch/Library.h"\n', f"EMBER_LIBRARY({ns}, m) {{"]
+    lines += [f"  m.def({_cpp_string(str(f.schema))});  // {f.loc}" for f in fs]
+    return "\n".join(lines) + "\n}\n"
+
+
+class KeyFile:
+    def __init__(self, key: str):
+        self.key = key
+        self.wrappers: list[str] = []
+        self.impls: list[str] = []
+
+
+def _first_tensor(args: tuple[Argument, ...]) -> Argument | None:
+    for a in args:
+        if a.type.is_tensor and not a.type.is_list and not a.type.optional:
+            return a
+    return None
+
+
+def structured_wrappers(out_fn: NativeFunction, delegates: list[NativeFunction], key: str,
+                        kernel: str | None, kf: KeyFile) -> None:
+    s = out_fn.schema
+    meta = f"native::{meta_name(s)}"
+    n_out = len(s.out_arguments)
+    for f in [out_fn] + delegates:
+        fs = f.schema
+        ins = fs.non_out_arguments if fs.is_out else fs.arguments
+        if len(ins) != len(s.non_out_arguments):
+            raise RegisterError(f"{f.loc}: '{f.name}' delegates to '{out_fn.name}' but takes "
+                                f"{len(ins)} inputs where the out= overload takes "
+                                f"{len(s.non_out_arguments)}")
+        in_names = ", ".join(a.name for a in ins)
+        wname = f"wrapper_{key}_{cpp.struct_name(f)}"
+        ret, ps = kernel_signature(fs)
+        body = [f"  auto meta = {meta}({in_names});"]
+        metas = ["meta"] if n_out == 1 else [f"meta[{i}]" for i in range(n_out)]
+        if fs.is_out:
+            outs = [a.name for a in fs.out_arguments]
+            body += [f'  prepare_out({m}, {o}, "{f.name}");' for m, o in zip(metas, outs)]
+            result = outs[0] if n_out == 1 else f"{ret}({', '.join(outs)})"
+        elif fs.is_inplace:
+            if n_out != 1:
+                raise RegisterError(f"{f.loc}: in-place '{f.name}' needs a single output")
+            outs = [ins[0].name]
+            body.append(f'  check_inplace(meta, {outs[0]}, "{f.name}");')
+            result = outs[0]
+        else:
+            first = _first_tensor(ins)
+            device = "Device(DeviceType::Meta)" if key == "Meta" else (
+                f"{first.name}.device()" if first else "Device(DeviceType::CPU)")
+            outs = [f"out{i}" for i in range(n_out)]
+            body += [f"  Tensor {o} = make_output({m}, {device});" for m, o in zip(metas, outs)]
+            result = outs[0] if n_out == 1 else f"{ret}({', '.join(outs)})"
+        if kernel:
+            body.append(f"  native::{kernel}({', '.join([a.name for a in ins] + outs)});")
+        body.append(f"  return {result};")
+        kf.wrappers.append(f"{ret} {wname}({', '.join(ps)}) {{\n" + "\n".join(body) + "\n}\n")
+        kf.impls.append(f'  m.impl("{f.name}", {fn_ref(wname, ret, ps)});')
+
+
+def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str]]:
+    out = [("NativeFunctions.h", native_functions_h(fs)),
+           ("RegisterSchemas.cpp", register_schemas(fs, ns))]
+    keys: dict[str, KeyFile] = {}
+
+    def key_file(k: str) -> KeyFile:
+        return keys.setdefault(k, KeyFile(k))
+
+    delegates: dict[str, list[NativeFunction]] = defaultdict(list)
+    for f in fs:
+        if f.structured_delegate:
+            delegates[f.structured_delegate].append(f)
+    for f in fs:
+        s = f.schema
+        if f.structured:
+            dispatch = dict(f.dispatch)
+            for key, kernel in f.dispatch:
+                structured_wrappers(f, delegates[f.name], key, kernel, key_file(key))
+            if "Meta" not in dispatch:
+                structured_wrappers(f, delegates[f.name], "Meta", None, key_file("Meta"))
+            continue
+        if f.structured_delegate:
+            continue
+        for key, kernel in f.dispatch:
+            ret, ps = kernel_signature(s)
+            if key == "BackendSelect":
+                ps = ["DispatchKeySet keys"] + ps
+            key_file(key).impls.append(f'  m.impl("{f.name}", {fn_ref("native::" + kernel, ret, ps)});')
+        # Factories (no tensor argument, a device argument) pick their backend here.
+        has_tensor = any(a.type.is_tensor for a in s.arguments)
+        if not has_tensor and any(a.name == "device" for a in s.arguments) and "BackendSelect" not in dict(f.dispatch):
+            ret, ps = kernel_signature(s)
+            wname = f"wrapper_BackendSelect_{cpp.struct_name(f)}"
+            layout = "layout.value_or(Layout::Strided)" if any(a.name == "layout" for a in s.arguments) else "Layout::Strided"
+            names = ", ".join(a.name for a in s.arguments)
+            kf = key_file("BackendSelect")
+            kf.wrappers.append(
+                f"{ret} {wname}({', '.join(['DispatchKeySet keys'] + ps)}) {{\n"
+                f"  const DispatchKey backend = backend_key_of(device.value_or(Device(DeviceType::CPU)), {layout});\n"
+                f"  return ops::{cpp.struct_name(f)}::redispatch(keys.below(DispatchKey::BackendSelect).add(backend), {names});\n}}\n")
+            kf.impls.append(f'  m.impl("{f.name}", {fn_ref(wname, ret, ["DispatchKeySet keys"] + ps)});')
+    for key, kf in sorted(keys.items()):
+        text = (f'#include "{prefix}/Functions.h"\n#include "{prefix}/NativeFunctions.h"\n'
+                '#include "aten/native/Structured.h"\n#include "c10/dispatch/Library.h"\n\n'
+                "namespace ember {\nnamespace {\n\n" + "\n".join(kf.wrappers) +
+                "\n}  // namespace\n\n" + f"EMBER_LIBRARY_IMPL({ns}, {key}, m) {{\n" +
+                "\n".join(kf.impls) + "\n}\n\n}  // namespace ember\n")
+        out.append((f"Register{key}.cpp", text))
+    return out
+
+
+def output_cpps(fs: list[NativeFunction]) -> list[str]:
+    """The .cpp files a run writes (CMake compiles these)."""
+    keys = set()
+    for f in fs:
+        keys.update(f.dispatch_keys)
+        if f.structured:
+            keys.add("Meta")
+        s = f.schema
+        if (not f.structured_delegate and not any(a.type.is_tensor for a in s.arguments)
+                and any(a.name == "device" for a in s.arguments)):
+            keys.add("BackendSelect")
+    return ["RegisterSchemas.cpp", "TensorMethods.cpp"] + [f"Register{k}.cpp" for k in sorted(keys)]

@@ -1,0 +1,325 @@
+"""The data model of native_functions.yaml: schemas and entries as frozen dataclasses.
+
+`Schema.parse(s)` round-trips: `str(Schema.parse(s)) == s` for canonical schemas (the C++
+parser in c10/dispatch/FunctionSchema.cpp is the reference grammar; this one covers what
+the generator needs and is checked against the YAML on every run).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+BASE_TYPES = ("Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType",
+              "Device", "Layout", "MemoryFormat", "Generator", "Dimname", "Storage", "Stream",
+              "complex", "Any")
+
+# Runtime and alias dispatch keys a YAML entry may name (c10/core/DispatchKey.h).
+DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "MkldnnCPU", "SparseCPU", "SparseCUDA",
+                 "SparseCsrCPU", "SparseCsrCUDA", "BackendSelect", "ADInplaceOrView",
+                 "AutogradOther", "AutogradCPU", "AutogradCUDA", "AutogradPrivateUse1", "Tracer",
+                 "Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+
+KNOWN_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "doc",
+              "autograd", "device_check")
+
+
+class ModelError(Exception):
+    """A bad entry; str() is "file:line: reason"."""
+
+
+@dataclass(frozen=True)
+class Type:
+    base: str
+    alias: str | None = None  # the annotation text inside the parentheses: "a!", "a -> *"
+    elem_optional: bool = False
+    is_list: bool = False
+    size: int | None = None
+    optional: bool = False
+
+    @staticmethod
+    def parse(text: str) -> "Type":
+        m = re.fullmatch(r"(\w+)(?:\(([^)]*)\))?(\?)?(?:\[(\d*)\])?(\?)?", text)
+        if not m or m.group(1) not in BASE_TYPES:
+            raise ValueError(f"unknown type '{text}'")
+        base, alias, q1, size, q2 = m.groups()
+        is_list = size is not None
+        return Type(base=base, alias=alias, elem_optional=bool(q1) and is_list,
+                    is_list=is_list, size=int(size) if size else None,
+                    optional=bool(q2) or (bool(q1) and not is_list))
+
+    def __str__(self) -> str:
+        s = self.base + (f"({self.alias})" if self.alias is not None else "")
+        if self.is_list:
+            s += ("?" if self.elem_optional else "") + f"[{self.size or ''}]"
+        return s + ("?" if self.optional else "")
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.base == "Tensor"
+
+    @property
+    def is_mutable(self) -> bool:
+        return self.alias is not None and "!" in self.alias.split("->")[0]
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    type: Type
+    default: str | None = None
+    kwarg_only: bool = False
+
+    def __str__(self) -> str:
+        s = f"{self.type} {self.name}".rstrip()
+        return s + (f"={self.default}" if self.default is not None else "")
+
+
+@dataclass(frozen=True)
+class Schema:
+    name: str
+    overload: str
+    arguments: tuple[Argument, ...]
+    returns: tuple[Argument, ...]
+    returns_parenthesized: bool
+
+    @staticmethod
+    def parse(text: str) -> "Schema":
+        m = re.fullmatch(r"([\w]+)(?:\.(\w+))?\((.*)\) -> (.*)", text.strip())
+        if not m:
+            raise ValueError("expected 'name[.overload](arguments) -> returns'")
+        name, overload, args_text, ret_text = m.groups()
+        args = []
+        kwarg_only = False
+        for part in split_top(args_text):
+            if part == "*":
+                kwarg_only = True
+                continue
+            args.append(parse_argument(part, kwarg_only, is_return=False))
+        paren = ret_text.startswith("(")
+        ret_inner = ret_text[1:-1] if paren else ret_text
+        rets = tuple(parse_argument(p, False, is_return=True) for p in split_top(ret_inner))
+        names = [a.name for a in args]
+        if len(set(names)) != len(names):
+            raise ValueError("duplicate argument names")
+        return Schema(name, overload or "", tuple(args), rets, paren)
+
+    def __str__(self) -> str:
+        parts, star = [], False
+        for a in self.arguments:
+            if a.kwarg_only and not star:
+                parts.append("*")
+                star = True
+            parts.append(str(a))
+        rets = ", ".join(str(r) for r in self.returns)
+        if self.returns_parenthesized or len(self.returns) != 1:
+            rets = f"({rets})"
+        name = self.name + (f".{self.overload}" if self.overload else "")
+        return f"{name}({', '.join(parts)}) -> {rets}"
+
+    @property
+    def full_name(self) -> str:
+        return self.name + (f".{self.overload}" if self.overload else "")
+
+    @property
+    def is_out(self) -> bool:
+        return any(a.kwarg_only and a.type.is_mutable for a in self.arguments)
+
+    @property
+    def is_inplace(self) -> bool:
+        return self.name.endswith("_") and not self.name.endswith("__")
+
+    @property
+    def base_name(self) -> str:
+        return self.name[:-1] if self.is_inplace else self.name
+
+    @property
+    def out_arguments(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.arguments if a.kwarg_only and a.type.is_mutable)
+
+    @property
+    def non_out_arguments(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.arguments if not (a.kwarg_only and a.type.is_mutable))
+
+
+def split_top(text: str) -> list[str]:
+    """Splits on commas outside brackets, parentheses and quotes."""
+    parts, depth, quote, cur = [], 0, None, ""
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def parse_argument(text: str, kwarg_only: bool, is_return: bool) -> Argument:
+    default = None
+    eq = _top_level_eq(text)
+    if eq >= 0:
+        text, default = text[:eq], text[eq + 1:]
+    # The type may contain a space inside an alias annotation: "Tensor(a -> *)[] self".
+    m = re.fullmatch(r"(\S+(?:\([^)]*\)[^\s]*)?)(?:\s+(\w+))?", text.strip())
+    if not m:
+        raise ValueError(f"cannot parse argument '{text}'")
+    type_text, name = m.group(1), m.group(2) or ""
+    if not name and not is_return:
+        raise ValueError(f"argument '{text}' has no name")
+    return Argument(name=name, type=Type.parse(type_text), default=default, kwarg_only=kwarg_only)
+
+
+def _top_level_eq(text: str) -> int:
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "=" and depth == 0:
+            return i
+    return -1
+
+
+@dataclass(frozen=True)
+class NativeFunction:
+    """One YAML entry."""
+    schema: Schema
+    variants: tuple[str, ...]
+    dispatch: tuple[tuple[str, str], ...]  # (key, kernel name), in YAML order
+    structured: bool
+    structured_delegate: str | None
+    doc: str
+    autograd: tuple[tuple[str, str], ...]
+    loc: str  # "file:line"
+
+    @property
+    def name(self) -> str:
+        return self.schema.full_name
+
+    @property
+    def dispatch_keys(self) -> tuple[str, ...]:
+        return tuple(k for k, _ in self.dispatch)
+
+
+class _LineLoader(yaml.SafeLoader):
+    """Records each mapping's 1-based line as "__line__" so errors cite file:line."""
+
+    def construct_mapping(self, node, deep=False):
+        mapping = super().construct_mapping(node, deep=deep)
+        mapping["__line__"] = node.start_mark.line + 1
+        return mapping
+
+
+def load(paths: list[Path]) -> list[NativeFunction]:
+    """Parses and validates the YAML files (the main file, then fragments)."""
+    functions: list[NativeFunction] = []
+    for path in paths:
+        try:
+            data = yaml.load(path.read_text(), Loader=_LineLoader)
+        except yaml.YAMLError as e:
+            raise ModelError(f"{path}:{getattr(getattr(e, 'problem_mark', None), 'line', -1) + 1}: "
+                             f"invalid YAML: {e}")
+        if data is None:
+            continue
+        if not isinstance(data, list):
+            raise ModelError(f"{path}:1: expected a list of operator entries")
+        for item in data:
+            functions.append(_entry(path, item))
+    _validate(functions)
+    return functions
+
+
+def _entry(path: Path, item) -> NativeFunction:
+    line = item.get("__line__", 0) if isinstance(item, dict) else 0
+    loc = f"{path.name}:{line}"
+    if not isinstance(item, dict) or "func" not in item:
+        raise ModelError(f"{loc}: every entry needs a 'func:' schema")
+    unknown = sorted(set(item) - set(KNOWN_KEYS) - {"__line__"})
+    if unknown:
+        raise ModelError(f"{loc}: unknown key '{unknown[0]}'; an entry may have "
+                         f"{', '.join(KNOWN_KEYS)}")
+    func = str(item["func"]).strip()
+    try:
+        schema = Schema.parse(func)
+    except ValueError as e:
+        raise ModelError(f"{loc}: bad schema '{func}': {e}")
+    if str(schema) != func:
+        raise ModelError(f"{loc}: schema is not in canonical form; write it as '{schema}'")
+    variants = tuple(v.strip() for v in str(item.get("variants", "function")).split(","))
+    for v in variants:
+        if v not in ("function", "method"):
+            raise ModelError(f"{loc}: unknown variant '{v}'; expected function and/or method")
+    dispatch_raw = item.get("dispatch") or {}
+    if not isinstance(dispatch_raw, dict):
+        raise ModelError(f"{loc}: 'dispatch' must map dispatch keys to kernel names")
+    dispatch = []
+    for keys, kernel in dispatch_raw.items():
+        if keys == "__line__":
+            continue
+        for key in (k.strip() for k in str(keys).split(",")):
+            if key not in DISPATCH_KEYS:
+                raise ModelError(f"{loc}: dispatch to unknown key '{key}'; known keys: "
+                                 f"{', '.join(DISPATCH_KEYS)}")
+            if not re.fullmatch(r"[A-Za-z_]\w*", str(kernel)):
+                raise ModelError(f"{loc}: kernel name '{kernel}' is not a C++ identifier")
+            dispatch.append((key, str(kernel)))
+    structured = bool(item.get("structured", False))
+    delegate = item.get("structured_delegate")
+    if structured and delegate:
+        raise ModelError(f"{loc}: an entry is either structured or a structured_delegate")
+    if structured and not schema.is_out:
+        raise ModelError(f"{loc}: a structured kernel is the out= overload; its schema needs a "
+                         f"keyword-only 'Tensor(a!) out'")
+    if delegate and dispatch:
+        raise ModelError(f"{loc}: a structured_delegate takes its kernels from '{delegate}'; "
+                         f"remove 'dispatch'")
+    for a in schema.arguments:
+        if a.kwarg_only and a.type.is_tensor and a.name.startswith("out") and not a.type.is_mutable:
+            raise ModelError(f"{loc}: out= argument '{a.name}' must be annotated Tensor(a!)")
+    if schema.name.endswith("_out") or (schema.overload == "out" and not schema.is_out):
+        raise ModelError(f"{loc}: out= overload '{schema.full_name}' needs a keyword-only "
+                         f"'Tensor(a!) out' argument")
+    autograd = item.get("autograd") or {}
+    if not isinstance(autograd, dict):
+        raise ModelError(f"{loc}: 'autograd' must map inputs to formulas")
+    if not dispatch and not delegate:
+        # As in PyTorch: no dispatch means a CompositeImplicitAutograd kernel named after the op.
+        dispatch = [("CompositeImplicitAutograd", schema.name)]
+    return NativeFunction(
+        schema=schema, variants=variants, dispatch=tuple(dispatch), structured=structured,
+        structured_delegate=str(delegate) if delegate else None,
+        doc=str(item.get("doc", "")).strip(),
+        autograd=tuple((str(k), str(v)) for k, v in autograd.items() if k != "__line__"),
+        loc=loc)
+
+
+def _validate(functions: list[NativeFunction]) -> None:
+    seen: dict[str, NativeFunction] = {}
+    for f in functions:
+        if f.name in seen:
+            raise ModelError(f"{f.loc}: duplicate overload '{f.name}' (first at {seen[f.name].loc})")
+        seen[f.name] = f
+    for f in functions:
+        if f.structured_delegate:
+            target = seen.get(f.structured_delegate)
+            if target is None:
+                raise ModelError(f"{f.loc}: structured_delegate '{f.structured_delegate}' names "
+                                 f"no operator")
+            if not target.structured:
+                raise ModelError(f"{f.loc}: structured_delegate '{f.structured_delegate}' is not "
+                                 f"marked structured: True")
+        if "method" in f.variants and not any(a.name == "self" for a in f.schema.arguments):
+            raise ModelError(f"{f.loc}: a method variant needs an argument named 'self'")
