@@ -1,0 +1,180 @@
+"""The operator generator (codegen/): model round trips, determinism, speed, and the
+errors a bad native_functions.yaml entry gets ("native_functions.yaml:<line>: <reason>")."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "codegen"))
+
+import model  # noqa: E402
+
+GEN = ROOT / "codegen" / "gen.py"
+
+
+def run_gen(tmp_path: Path, yaml_text: str, *extra: str) -> subprocess.CompletedProcess:
+    y = tmp_path / "native_functions.yaml"
+    y.write_text(textwrap.dedent(yaml_text))
+    return subprocess.run([sys.executable, str(GEN), "--yaml", str(y), "--out", str(tmp_path / "out"), *extra],
+                          capture_output=True, text=True)
+
+
+def test_every_schema_round_trips():
+    schemas = [f.schema for f in model.load([ROOT / "native_functions.yaml"])]
+    fixture = (ROOT / "test/cpp/c10/pytorch_schemas.txt").read_text().splitlines()
+    for text in [str(s) for s in schemas] + [line for line in fixture if line]:
+        assert str(model.Schema.parse(text)) == text
+
+
+def test_schema_model_fields():
+    s = model.Schema.parse("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)")
+    assert (s.name, s.overload, s.is_out, s.is_inplace) == ("add", "out", True, False)
+    assert [a.name for a in s.out_arguments] == ["out"]
+    assert s.arguments[2].default == "1" and s.arguments[2].kwarg_only
+    t = model.Type.parse("Tensor(a -> *)[]")
+    assert t.is_list and t.alias == "a -> *" and not t.is_mutable
+    assert model.Type.parse("int[2]").size == 2
+    assert model.Type.parse("Tensor?[]").elem_optional
+
+
+def test_generation_is_deterministic_fast_and_writes_only_changes(tmp_path):
+    out = tmp_path / "out"
+    cmd = [sys.executable, str(GEN), "--yaml", str(ROOT / "native_functions.yaml"), "--out", str(out)]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 3.0, f"generation took {elapsed:.2f} s"
+    files = sorted(p for p in out.rglob("*") if p.is_file())
+    assert any(p.name == "Functions.h" for p in files) and any(p.parent.name == "ops" for p in files)
+    before = {p: (p.read_text(), p.stat().st_mtime_ns) for p in files}
+    subprocess.run(cmd, check=True)
+    after = {p: (p.read_text(), p.stat().st_mtime_ns) for p in files}
+    assert before == after, "an unchanged YAML must leave every file untouched"
+
+
+def test_one_entry_edit_rewrites_only_its_files(tmp_path):
+    base = """\
+    - func: alpha(Tensor self) -> Tensor
+      dispatch:
+        CPU: alpha_cpu
+    - func: beta(Tensor self) -> Tensor
+      dispatch:
+        CPU: beta_cpu
+    """
+    assert run_gen(tmp_path, base).returncode == 0
+    out = tmp_path / "out"
+    stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*.h")}
+    time.sleep(0.01)
+    assert run_gen(tmp_path, base.replace("beta(Tensor self)", "beta(Tensor self, int n=1)")).returncode == 0
+    changed = {p.relative_to(out).as_posix() for p in out.rglob("*.h") if p.stat().st_mtime_ns != stamp.get(p)}
+    assert "ops/alpha.h" not in changed
+    assert "ops/beta.h" in changed
+
+
+def test_structured_entries_generate_all_three_forms(tmp_path):
+    r = run_gen(tmp_path, """\
+    - func: axpy.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+      structured: True
+      dispatch:
+        CPU: axpy_out_cpu
+    - func: axpy(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+      structured_delegate: axpy.out
+    - func: axpy_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+      variants: method
+      structured_delegate: axpy.out
+    """)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    cpu = (out / "RegisterCPU.cpp").read_text()
+    meta = (out / "RegisterMeta.cpp").read_text()
+    for name in ('"axpy.out"', '"axpy"', '"axpy_"'):
+        assert name in cpu and name in meta
+    decls = (out / "NativeFunctions.h").read_text()
+    assert "TensorMeta axpy_meta(const Tensor& self, const Tensor& other, const Scalar& alpha);" in decls
+    assert "void axpy_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out);" in decls
+    assert "native::axpy_out_cpu" not in meta  # Meta runs the meta function only
+
+
+def test_factories_get_backend_select_and_tensor_options(tmp_path):
+    r = run_gen(tmp_path, """\
+    - func: make(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+      dispatch:
+        CPU: make_cpu
+    """)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    assert "backend_key_of(device.value_or" in (out / "RegisterBackendSelect.cpp").read_text()
+    assert "TensorOptions options = {}" in (out / "ops" / "make.h").read_text()
+
+
+def test_no_dispatch_means_composite_implicit(tmp_path):
+    r = run_gen(tmp_path, """\
+    - func: twice(Tensor self) -> Tensor
+    """)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "out" / "RegisterCompositeImplicitAutograd.cpp").read_text()
+    assert "native::twice" in text
+
+
+BAD = [
+    ("unknown key", "- func: f(Tensor self) -> Tensor\n  dispatchh:\n    CPU: f_cpu\n", 1, "unknown key 'dispatchh'"),
+    ("bad schema", "- func: f(Tensor self -> Tensor\n", 1, "bad schema"),
+    ("unknown type", "- func: f(Tenzor self) -> Tensor\n", 1, "unknown type 'Tenzor'"),
+    ("non-canonical", "- func: f(Tensor  self) -> Tensor\n", 1, "canonical form"),
+    ("unknown dispatch key", "- func: f(Tensor self) -> Tensor\n  dispatch:\n    GPU: f_gpu\n", 1,
+     "dispatch to unknown key 'GPU'"),
+    ("duplicate overload", "- func: f(Tensor self) -> Tensor\n- func: f(Tensor self) -> Tensor\n", 2,
+     "duplicate overload 'f' (first at native_functions.yaml:1)"),
+    ("delegate to missing op", "- func: f(Tensor self) -> Tensor\n  structured_delegate: f.out\n", 1,
+     "structured_delegate 'f.out' names no operator"),
+    ("delegate to unstructured op",
+     "- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch:\n    CPU: k\n"
+     "- func: f(Tensor self) -> Tensor\n  structured_delegate: f.out\n", 4, "is not marked structured"),
+    ("out= without (a!)", "- func: f.out(Tensor self, *, Tensor out) -> Tensor\n  dispatch:\n    CPU: k\n", 1,
+     "must be annotated Tensor(a!)"),
+    ("structured without out", "- func: f(Tensor self) -> Tensor\n  structured: True\n  dispatch:\n    CPU: k\n", 1,
+     "a structured kernel is the out= overload"),
+    ("structured and delegate",
+     "- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n  structured_delegate: g\n", 1,
+     "either structured or a structured_delegate"),
+    ("delegate with dispatch",
+     "- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n  dispatch:\n    CPU: k\n"
+     "- func: f(Tensor self) -> Tensor\n  structured_delegate: f.out\n  dispatch:\n    CPU: k2\n", 5,
+     "remove 'dispatch'"),
+    ("unknown variant", "- func: f(Tensor self) -> Tensor\n  variants: function, methd\n", 1, "unknown variant 'methd'"),
+    ("method without self", "- func: f(Tensor x) -> Tensor\n  variants: method\n", 1,
+     "a method variant needs an argument named 'self'"),
+    ("kernel name", "- func: f(Tensor self) -> Tensor\n  dispatch:\n    CPU: f-cpu\n", 1, "is not a C++ identifier"),
+    ("dispatch not a mapping", "- func: f(Tensor self) -> Tensor\n  dispatch: f_cpu\n", 1,
+     "'dispatch' must map dispatch keys to kernel names"),
+    ("entry without func", "- variants: function\n", 1, "every entry needs a 'func:' schema"),
+    ("not a list", "func: f(Tensor self) -> Tensor\n", 1, "expected a list of operator entries"),
+    ("out overload without out argument", "- func: f.out(Tensor self) -> Tensor\n  dispatch:\n    CPU: k\n", 1,
+     "needs a keyword-only 'Tensor(a!) out' argument"),
+    ("autograd not a mapping", "- func: f(Tensor self) -> Tensor\n  autograd: grad\n", 1,
+     "'autograd' must map inputs to formulas"),
+    ("type without C++ binding", "- func: f(Tensor?[] indices) -> Tensor\n  dispatch:\n    CPU: k\n", 1,
+     "has no C++ binding yet"),
+    ("duplicate argument", "- func: f(Tensor self, int self) -> Tensor\n", 1, "duplicate argument names"),
+]
+
+
+@pytest.mark.parametrize("name,text,line,reason", BAD, ids=[b[0] for b in BAD])
+def test_bad_entries_stop_generation_with_file_line_and_reason(tmp_path, name, text, line, reason):
+    r = run_gen(tmp_path, text)
+    assert r.returncode != 0, f"{name}: generation should fail"
+    assert reason in r.stderr, r.stderr
+    if line:
+        assert f"native_functions.yaml:{line}: " in r.stderr, r.stderr
+    assert not (tmp_path / "out" / "Functions.h").exists(), "nothing is written for a bad YAML"
+
+
+def test_invalid_yaml_syntax(tmp_path):
+    r = run_gen(tmp_path, "- func: [unclosed\n")
+    assert r.returncode != 0 and "invalid YAML" in r.stderr
