@@ -181,6 +181,8 @@ struct FromIValue<const Scalar&> {
   static Scalar get(const IValue& v) { return v.to_scalar(); }
 };
 template <>
+struct FromIValue<Scalar> : FromIValue<const Scalar&> {};
+template <>
 struct FromIValue<std::string_view> {
   static std::string_view get(const IValue& v) { return v.to_string(); }
 };
