@@ -1,5 +1,6 @@
 #include "c10/core/Tensor.h"
 
+#include <atomic>
 #include <complex>
 
 #include "c10/util/Exception.h"
@@ -50,8 +51,24 @@ EMBER_INSTANTIATE_DATA_PTR(std::complex<float>)
 EMBER_INSTANTIATE_DATA_PTR(std::complex<double>)
 #undef EMBER_INSTANTIATE_DATA_PTR
 
+// Note [Tensor printing hook]: printing in PyTorch's style needs dtype conversions and
+// summarisation logic that live in aten (aten/Print.cpp), and c10 includes nothing of
+// aten. So c10 keeps a function pointer, which aten's printer sets during libember's static
+// initialisation, before any user code can print. A pointer rather than a c10 declaration
+// defined in aten keeps c10 linkable and testable on its own; the atomic is constant-
+// initialised, so no static-initialisation order matters.
+namespace {
+constinit std::atomic<TensorPrinter> tensor_printer{nullptr};
+}  // namespace
+
+void set_tensor_printer(TensorPrinter printer) {
+  tensor_printer.store(printer, std::memory_order_release);
+}
+
 std::string Tensor::str() const {
   if (!defined()) return "Tensor(undefined)";
+  if (TensorPrinter print = tensor_printer.load(std::memory_order_acquire)) return print(*this);
+  // Only without aten's printer (c10 on its own): the geometry, no values.
   return ember::str("Tensor(sizes=", sizes(), ", dtype=", scalar_type(), ", device=", device(),
                     ")");
 }

@@ -81,7 +81,8 @@ class EMBER_API Tensor {
   T* data_ptr_as() const;
   uint32_t use_count() const { return impl_->use_count(); }
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
-  /// "Tensor(sizes=[2, 3], dtype=float32, device=cpu)" (values print once printing lands).
+  /// What PyTorch's repr() gives: "tensor([[1., 2.]], dtype=torch.float64)" (through the
+  /// printer aten installs; see Note [Tensor printing hook]).
   std::string str() const;
 
   // The operator methods (t.add(u), t.fill_(1), ...), generated from native_functions.yaml.
@@ -91,6 +92,13 @@ class EMBER_API Tensor {
   TensorImpl* impl_;
 };
 
+/// Turns a tensor into text for Tensor::str() and operator<<.
+using TensorPrinter = std::string (*)(const Tensor&);
+/// Installs the printer Tensor::str() uses (aten installs PyTorch-style printing when
+/// libember loads; see Note [Tensor printing hook]). Thread-safe.
+EMBER_API void set_tensor_printer(TensorPrinter printer);
+
+/// Writes t.str(): PyTorch's repr() of the tensor.
 inline std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
 
 }  // namespace ember

@@ -1,6 +1,7 @@
 #pragma once
 /// Ember's public C++ API: tensors, the dispatcher, the registration API and operators.
 
+#include "aten/Print.h"
 #include "c10/core/Device.h"
 #include "c10/core/IValue.h"
 #include "c10/core/LocalDispatchKeySet.h"
