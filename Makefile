@@ -17,10 +17,11 @@ demo: build
 test: build
 	@scripts/run_tests $(BUILD)
 
+# make bench [QUICK=1] [FILTER=<regex>]: benchmarks/run.py builds what it runs (configuring
+# $(BUILD) with -DEMBER_BUILD_BENCHMARKS=ON) and writes $(BUILD)/bench/results.{json,md}, ratios.png.
 bench: bootstrap
-	@scripts/configure $(BUILD) -DEMBER_BUILD_BENCHMARKS=ON
-	@cmake --build $(BUILD) -j $(JOBS)
-	@.venv/bin/python benchmarks/dispatch_bench.py --build $(BUILD) $(if $(QUICK),--quick,)
+	@.venv/bin/python benchmarks/run.py --build $(BUILD) --jobs $(JOBS) $(if $(QUICK),--quick,) \
+	  $(if $(FILTER),--filter '$(FILTER)',)
 
 clean:
 	rm -rf $(BUILD) build-asan

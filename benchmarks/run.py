@@ -9,7 +9,7 @@ tree, configured with -DEMBER_BUILD_BENCHMARKS=ON; the libtorch twins in
 keeps the faster, measures this machine's memory bandwidth (stream), then runs every case
 selected, each at each thread count: Ember and its references alternate trial by trial,
 each in its own process, and a trial during which other processes used the CPU is
-retried. Writes <build>/bench/results.json, results.md and ratios.png.
+retried. Writes <build>/bench/results.json, results.md and ratios.png (--out to change where).
 
 Exits 0 when goals are missed (this is a report); non-zero when a build or a run fails.
 See benchmarks/README.md for adding a case and reading the report.
@@ -18,6 +18,7 @@ See benchmarks/README.md for adding a case and reading the report.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import re
 import sys
@@ -51,16 +52,19 @@ class Mode:
     cal_py_min_sample: float
     stream_n: int
     stream_reps: int
-    retries: int
-    backoff_s: float
+    retries: int  # of a noisy trial
+    quiet_wait_s: float  # before a trial, wait at most this long for a quiet machine
+    noise_budget_s: float  # waiting and retries, whole run
 
 
 FULL = Mode("full", rounds=5, cpp_reps=5, cpp_min_time=0.1, cpp_warmup=0.05, py_warmup=0.2,
             py_repeats=7, py_min_sample=0.05, cal_cpp_min_time=0.05, cal_py_repeats=3,
-            cal_py_min_sample=0.03, stream_n=64 << 20, stream_reps=10, retries=3, backoff_s=1.0)
+            cal_py_min_sample=0.03, stream_n=64 << 20, stream_reps=10, retries=3, quiet_wait_s=3.0,
+            noise_budget_s=300.0)
 QUICK = Mode("quick", rounds=2, cpp_reps=2, cpp_min_time=0.01, cpp_warmup=0.0, py_warmup=0.02,
              py_repeats=3, py_min_sample=0.005, cal_cpp_min_time=0.01, cal_py_repeats=2,
-             cal_py_min_sample=0.005, stream_n=4 << 20, stream_reps=3, retries=1, backoff_s=0.2)
+             cal_py_min_sample=0.005, stream_n=4 << 20, stream_reps=3, retries=1, quiet_wait_s=0.5,
+             noise_budget_s=5.0)
 
 
 def log(msg: str) -> None:
@@ -95,6 +99,13 @@ def setting_label(setting: dict[str, str]) -> str:
     return " ".join(f"{k}={v}" for k, v in setting.items()) or "defaults"
 
 
+def torch_info() -> dict:
+    """torch's version and build configuration, from a short-lived process."""
+    code = ("import json, torch; print(json.dumps({'lib': 'torch', 'version': torch.__version__, "
+            "'config': torch.__config__.show(), 'parallel': torch.__config__.parallel_info()}))")
+    return json.loads(cpp.run([sys.executable, "-c", code]).stdout)
+
+
 def geomean(xs: list[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
@@ -103,9 +114,12 @@ class Runner:
     def __init__(self, args, mode: Mode):
         self.args, self.mode = args, mode
         self.build = args.build.resolve()
-        self.out = self.build / "bench"
-        self.sampler = Sampler(args.max_other_cpu, mode.retries if args.retries is None else args.retries,
-                               mode.backoff_s, log)
+        self.out = (args.out or self.build / "bench").resolve()
+        self.sampler = Sampler(args.max_other_cpu,
+                               mode.retries if args.retries is None else args.retries,
+                               mode.quiet_wait_s,
+                               mode.noise_budget_s if args.noise_budget is None else args.noise_budget,
+                               log)
         self.workers: dict[tuple[str, int], Worker] = {}  # (lib, threads) -> chosen worker
         self.ember_missing: str | None = None
         self.calibrations: list[dict] = []
@@ -218,8 +232,9 @@ class Runner:
                             "relative": scores[i] / scores[best], "chosen": i == best,
                             "capability": (info or {}).get("capability") or (info or {}).get("cpu_capability")}
                            for i, (s, label, info) in enumerate(cands)]})
-        log(f"    {ref} t={t}: keeping {cands[best][1]} "
-            + ", ".join(f"{cands[i][1]}: {scores[i] / scores[best]:.2f}x" for i in range(len(cands))))
+        log(f"    {ref} t={t}: keeping {cands[best][1]} ("
+            + ", ".join(f"{cands[i][1]}: {scores[i] / scores[best]:.2f}x"
+                        for i in range(len(cands)) if i != best) + ")")
         return best
 
     def calibrate_libtorch(self):
@@ -246,8 +261,8 @@ class Runner:
                                            m.cpp_warmup, self.timers(cs, t)))
                 times[i] = [medians[c.name] for c in cs]
                 infos.append((setting, setting_label(setting), ctx))
-                self.libtorch_context = ctx
             best = self.record_calibration(s.reference, t, [c.name for c in cs], infos, times)
+            self.libtorch_context = infos[best][2]
             self.libtorch_env[(sname, t)] = (cands[best], setting_label(cands[best]))
 
     @staticmethod
@@ -279,7 +294,7 @@ class Runner:
     # --- cases --------------------------------------------------------------------------
     def progress(self, msg: str):
         self.step += 1
-        log(f"[{self.step}/{self.steps}] {msg}")
+        log(f"[{self.step}/{self.steps} {time.time() - self.t0:4.0f}s] {msg}")
 
     def run_cpp_unit(self, s: CppSuite, c: CppCase, t: int):
         m = self.mode
@@ -336,7 +351,7 @@ class Runner:
         med = {lib: median(v) for lib, v in times.items()}
         notes = [c.note] if c.note else []
         if "ember" not in med:
-            notes.append(f"ember: not available yet ({self.ember_missing})" if self.ember_missing
+            notes.append("ember: not available yet" if self.ember_missing
                          else f"ember: {errors.get('ember', 'not run')}")
         notes += [f"{lib}: {e}" for lib, e in errors.items() if lib != "ember"]
         extra = {"times": med, "size": size}
@@ -368,7 +383,7 @@ class Runner:
 
     # --- all ----------------------------------------------------------------------------
     def run(self) -> int:
-        t0 = time.time()
+        self.t0 = t0 = time.time()
         self.select()
         calib_cpp = len({(s.name, t) for s, _, t in self.cpp_units})
         calib_py = len({(lib, t) for c, t in self.py_units for lib in c.libs
@@ -378,6 +393,7 @@ class Runner:
             f"case x thread rows, threads {self.threads}"
             + (f", filter {self.args.filter!r}" if self.args.filter else ""))
         self.build_all()
+        log(f"built in {time.time() - t0:.0f} s")
         self.out.mkdir(parents=True, exist_ok=True)
         try:
             self.start_python()
@@ -388,7 +404,10 @@ class Runner:
                 self.run_cpp_unit(s, c, t)
             for c, t in self.py_units:
                 self.run_py_unit(c, t)
-            infos = {lib: w.info for (lib, _), w in sorted(self.workers.items()) if w.info}
+            infos = {f"{lib} at {t} thread(s)": w.info
+                     for (lib, t), w in sorted(self.workers.items()) if w.info}
+            if not any(i["lib"] == "torch" for i in infos.values()):
+                infos["torch (for its configuration)"] = torch_info()
         finally:
             for w in self.workers.values():
                 w.close()
@@ -430,11 +449,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--filter", default="", help="regex on case names (re.search)")
     ap.add_argument("--threads", default=[1, 2], type=parse_threads,
                     help="thread counts to run, e.g. 1,2 (default); a case runs at those it lists")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="where the report goes (default BUILD/bench)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel build jobs (default 2)")
     ap.add_argument("--max-other-cpu", type=float, default=0.2,
                     help="cores other processes may use during a trial before it is retried")
     ap.add_argument("--retries", type=int, default=None,
                     help="retries of a noisy trial (default 3, quick 1)")
+    ap.add_argument("--noise-budget", type=float, default=None,
+                    help="seconds the whole run may spend waiting for quiet and retrying "
+                         "(default 300, quick 5)")
     args = ap.parse_args(argv)
     try:
         return Runner(args, QUICK if args.quick else FULL).run()

@@ -1,5 +1,6 @@
 // Per-call overhead of Ember's dispatcher, case for case the same as
-// benchmarks/libtorch/dispatch_bench_torch.cpp (benchmarks/dispatch_bench.py compares them):
+// benchmarks/libtorch/dispatch_bench_torch.cpp (benchmarks/run.py compares them; the case
+// list and goals are in benchmarks/cases/dispatch.py):
 //   noop_unboxed    a no-op operator called through its typed handle
 //   noop_boxed      the same operator called with a Stack of IValues
 //   key_extraction  computing the DispatchKeySet of the two arguments (TLS and mask included)

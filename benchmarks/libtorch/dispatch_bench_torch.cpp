@@ -1,5 +1,6 @@
 // libtorch's side of the dispatch benchmarks: the same five cases, with the same names, as
-// benchmarks/cpp/dispatch_bench.cpp (benchmarks/dispatch_bench.py compares them):
+// benchmarks/cpp/dispatch_bench.cpp (benchmarks/run.py compares them; the case list and
+// goals are in benchmarks/cases/dispatch.py):
 //   noop_unboxed    a no-op operator called through its typed handle
 //   noop_boxed      the same operator called with a torch::jit::Stack
 //   key_extraction  computing the DispatchKeySet of the two arguments (TLS and mask included)
@@ -16,6 +17,8 @@
 #include <string>
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
 #include <ATen/core/dispatch/DispatchKeyExtractor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
@@ -206,6 +209,9 @@ int main(int argc, char** argv) {
   if (!check_setup()) return 1;
   benchmark::AddCustomContext("library", "libtorch");
   benchmark::AddCustomContext("torch_version", TORCH_VERSION);
+  // What the runner's settings (ATEN_CPU_CAPABILITY, OMP_NUM_THREADS) came to.
+  benchmark::AddCustomContext("cpu_capability", at::get_cpu_capability());
+  benchmark::AddCustomContext("num_threads", std::to_string(at::get_num_threads()));
   benchmark::AddCustomContext("key_extraction",
                               "DispatchKeyExtractor::getDispatchKeySetUnboxed (see Note [libtorch key extraction])");
   benchmark::AddCustomContext("layers", "at::empty and view run through Autograd and ADInplaceOrView (no InferenceMode)");

@@ -19,7 +19,6 @@ WORKER = Path(__file__).resolve().parent / "pyworker.py"
 
 @dataclass
 class Trial:
-    value: float  # seconds per call (or whatever the measurement returns)
     other_cores: float  # CPU other processes used during the kept attempt
     retries: int  # attempts thrown away as noisy
     noisy: bool  # kept although over the limit (every attempt was)
@@ -30,47 +29,69 @@ class NoiseStats:
     trials: int = 0
     retries: int = 0
     noisy_kept: int = 0
+    waited_s: float = 0.0  # waiting for quiet plus retried attempts
+    budget_spent: bool = False
 
 
 @dataclass
 class Sampler:
-    """Runs a measurement inside a CpuMeter window; when other processes used more than
-    `max_other` cores during it, waits (backoff, doubling) and measures again, at most
-    `retries` times, then keeps the quietest attempt and flags it."""
+    """Runs a measurement inside a CpuMeter window, the machine quiet.
+
+    Before each attempt it waits (at most quiet_wait_s) for a 0.2 s window in which other
+    processes use at most `max_other` cores; when they used more during the attempt itself,
+    it tries again, at most `retries` times, then keeps the quietest attempt and flags it.
+    Waiting and retried attempts draw on one budget for the whole run (budget_s): on a
+    machine that stays busy the run ends anyway, its rows flagged, instead of stalling."""
 
     max_other: float
     retries: int
-    backoff_s: float
+    quiet_wait_s: float
+    budget_s: float
     log: Callable[[str], None]
     stats: NoiseStats = field(default_factory=NoiseStats)
 
+    def _budget_left(self) -> bool:
+        if self.stats.waited_s < self.budget_s:
+            return True
+        if not self.stats.budget_spent:
+            self.stats.budget_spent = True
+            self.log(f"    noise budget ({self.budget_s:g} s of waiting and retries) spent: "
+                     "from now on noisy trials are kept and flagged")
+        return False
+
+    def wait_quiet(self) -> None:
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < self.quiet_wait_s and self._budget_left():
+            with CpuMeter() as meter:
+                time.sleep(0.2)
+            self.stats.waited_s += meter.window.wall_s
+            if meter.window.other_cores <= self.max_other:
+                return
+
     def measure(self, label: str, fn: Callable[[], object], pids: tuple[int, ...] = ()) -> tuple[Trial, object]:
+        """(Trial, fn's result) of the kept attempt."""
         best = None
+        self.stats.trials += 1
         for attempt in range(self.retries + 1):
+            self.wait_quiet()
             with CpuMeter(pids) as meter:
                 result = fn()
             other = meter.window.other_cores
             if best is None or other < best[0]:
-                best = (other, result)
+                best = (other, result, attempt)
             if other <= self.max_other:
-                self.stats.trials += 1
-                self.stats.retries += attempt
-                return Trial(_value(result), other, attempt, False), result
-            if attempt < self.retries:
-                wait = self.backoff_s * 2 ** attempt
+                return Trial(other, attempt, False), result
+            if attempt < self.retries and self._budget_left():
+                self.stats.waited_s += meter.window.wall_s
+                self.stats.retries += 1
                 self.log(f"    {label}: other processes used {other:.2f} cores "
-                         f"(limit {self.max_other}); retrying in {wait:g} s")
-                time.sleep(wait)
-        self.stats.trials += 1
-        self.stats.retries += self.retries
+                         f"(limit {self.max_other}); measuring again")
+            else:
+                break
         self.stats.noisy_kept += 1
-        self.log(f"    {label}: still noisy after {self.retries} retries; keeping the quietest "
-                 f"attempt ({best[0]:.2f} cores)")
-        return Trial(_value(best[1]), best[0], self.retries, True), best[1]
-
-
-def _value(result) -> float:
-    return result[0] if isinstance(result, tuple) else result
+        self.log(f"    {label}: noisy; keeping the quietest of {attempt + 1} attempt(s) "
+                 f"({best[0]:.2f} cores)")
+        return Trial(best[0], attempt, True), best[1]
 
 
 class WorkerError(Exception):
