@@ -175,10 +175,9 @@ class Runner:
             if lib == "ember":  # where the module will be built (a later issue)
                 paths = [str(p) for p in (self.build / "python", cpp.REPO / "python") if p.is_dir()]
                 env["PYTHONPATH"] = ":".join(paths + [env.get("PYTHONPATH", "")]).strip(":")
-            ref = lib
             pending[(lib, t)] = [
                 (s, Worker(lib, t, {**env, **s}, setting_label(s), self.worker_log(lib, t, i)))
-                for i, s in enumerate(candidates(ref))]
+                for i, s in enumerate(candidates(lib))]
         for ws in pending.values():
             for _, w in ws:
                 w.start()

@@ -37,8 +37,9 @@ class NoiseStats:
 class Sampler:
     """Runs a measurement inside a CpuMeter window, the machine quiet.
 
-    Before each attempt it waits (at most quiet_wait_s) for a 0.2 s window in which other
-    processes use at most `max_other` cores; when they used more during the attempt itself,
+    After a noisy attempt, it waits (at most quiet_wait_s) for a 0.2 s window in which other
+    processes use at most `max_other` cores before the next; when they used more during an
+    attempt,
     it tries again, at most `retries` times, then keeps the quietest attempt and flags it.
     Waiting and retried attempts draw on one budget for the whole run (budget_s): on a
     machine that stays busy the run ends anyway, its rows flagged, instead of stalling."""
@@ -49,6 +50,7 @@ class Sampler:
     budget_s: float
     log: Callable[[str], None]
     stats: NoiseStats = field(default_factory=NoiseStats)
+    quiet: bool = True  # the last attempt was quiet: the next needs no wait
 
     def _budget_left(self) -> bool:
         if self.stats.waited_s < self.budget_s:
@@ -73,10 +75,12 @@ class Sampler:
         best = None
         self.stats.trials += 1
         for attempt in range(self.retries + 1):
-            self.wait_quiet()
+            if not self.quiet:
+                self.wait_quiet()
             with CpuMeter(pids) as meter:
                 result = fn()
             other = meter.window.other_cores
+            self.quiet = other <= self.max_other
             if best is None or other < best[0]:
                 best = (other, result, attempt)
             if other <= self.max_other:
@@ -89,8 +93,9 @@ class Sampler:
             else:
                 break
         self.stats.noisy_kept += 1
-        self.log(f"    {label}: noisy; keeping the quietest of {attempt + 1} attempt(s) "
-                 f"({best[0]:.2f} cores)")
+        if attempt > 0:  # once the budget is spent, the row's summary says it
+            self.log(f"    {label}: noisy; keeping the quietest of {attempt + 1} attempts "
+                     f"({best[0]:.2f} cores)")
         return Trial(best[0], attempt, True), best[1]
 
 
