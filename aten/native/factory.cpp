@@ -1,7 +1,15 @@
-// Factories: empty. (BackendSelect, generated, picks the backend from the device argument;
-// each backend allocates with its own allocator.)
+// Factories: empty and empty_strided per backend; zeros, ones, full, the _like forms,
+// scalar_tensor, arange, linspace, logspace and eye written with other ops; the range
+// factories' argument checks and Meta kernels. (BackendSelect, generated, picks the backend
+// from the device argument; each backend allocates with its own allocator.)
+#include <algorithm>
+#include <cmath>
 #include <limits>
+#include <numeric>
 
+#include "aten/native/Dispatch.h"
+#include "aten/native/RangeFactories.h"
+#include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
 
@@ -26,6 +34,92 @@ Tensor empty_with_keys(IntArrayRef size, ScalarType dtype, Device device, Dispat
   auto impl = make_intrusive<TensorImpl>(Storage(std::move(storage)), keys, dtype);
   impl->set_sizes_contiguous(size);
   return Tensor(std::move(impl));
+}
+
+// Bytes a tensor of these sizes and strides spans: 0 when empty, else
+// (1 + sum((size - 1) * stride)) elements.
+size_t strided_nbytes(IntArrayRef size, IntArrayRef stride, ScalarType dtype) {
+  EMBER_CHECK_VALUE(size.size() == stride.size(), "empty_strided(): expected 'size' and 'stride' "
+                    "to have the same length, but got ", size.size(), " sizes and ", stride.size(),
+                    " strides");
+  checked_numel("empty_strided", size);
+  int64_t last = 0;
+  for (size_t i = 0; i < size.size(); ++i) {
+    EMBER_CHECK_VALUE(stride[i] >= 0, "empty_strided(): expected 'stride' to hold non-negative "
+                      "strides, but got ", stride);
+    if (size[i] == 0) return 0;
+    EMBER_CHECK_VALUE(stride[i] == 0 || size[i] - 1 <= (std::numeric_limits<int64_t>::max() -
+                                                        last) / stride[i],
+                      "empty_strided(): sizes ", size, " with strides ", stride,
+                      " span more elements than int64 can count");
+    last += (size[i] - 1) * stride[i];
+  }
+  return static_cast<size_t>(last + 1) * itemsize(dtype);
+}
+
+Tensor empty_strided_with_keys(IntArrayRef size, IntArrayRef stride, ScalarType dtype,
+                               Device device, DispatchKeySet keys) {
+  const size_t nbytes = strided_nbytes(size, stride, dtype);
+  auto storage = make_intrusive<StorageImpl>(nbytes, get_allocator(device.type()));
+  auto impl = make_intrusive<TensorImpl>(Storage(std::move(storage)), keys, dtype);
+  impl->set_sizes_and_strides(size, stride, 0);
+  return Tensor(std::move(impl));
+}
+
+// PyTorch's is_non_overlapping_and_dense: some permutation of the dimensions is contiguous.
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  if (t.is_contiguous()) return true;
+  const IntArrayRef sizes = t.sizes(), strides = t.strides();
+  DimVector perm(sizes.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  // Size-0/1 dimensions last; the rest by increasing stride.
+  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+    if ((sizes[a] < 2) != (sizes[b] < 2)) return sizes[b] < 2;
+    return sizes[a] >= 2 && strides[a] < strides[b];
+  });
+  int64_t expected = 1;
+  for (int64_t d : perm) {
+    if (sizes[d] < 2) return true;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+// ValueError unless value fits dtype (as fill_ would require), naming the factory.
+void check_fill_value(const char* op, const char* arg, const Scalar& value, ScalarType dtype) {
+  dispatch_all_types(dtype, op, [&](auto tag) {
+    checked_scalar_to<typename decltype(tag)::type>(value, op, arg);
+  });
+}
+
+// full()'s dtype when none is given: bool, int64, the default float32, or complex64.
+ScalarType full_dtype(const Scalar& value) {
+  switch (value.kind()) {
+    case Scalar::Kind::Bool: return ScalarType::Bool;
+    case Scalar::Kind::Int: return ScalarType::Long;
+    case Scalar::Kind::Double: return ScalarType::Float;
+    case Scalar::Kind::Complex: return ScalarType::ComplexFloat;
+  }
+  return ScalarType::Float;
+}
+
+Tensor filled(const char* op, IntArrayRef size, const Scalar& value, ScalarType dtype,
+              std::optional<Layout> layout, std::optional<Device> device,
+              std::optional<bool> pin_memory) {
+  checked_numel(op, size);
+  check_fill_value(op, "fill_value", value, dtype);
+  Tensor t = ember::empty(size, dtype, layout, device, pin_memory, std::nullopt);
+  return ember::fill_(t, value);
+}
+
+Tensor filled_like(const char* op, const Tensor& self, const Scalar& value,
+                   std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                   std::optional<Device> device, std::optional<bool> pin_memory,
+                   std::optional<MemoryFormat> memory_format) {
+  check_fill_value(op, "fill_value", value, dtype.value_or(self.scalar_type()));
+  Tensor t = ember::empty_like(self, dtype, layout, device, pin_memory, memory_format);
+  return ember::fill_(t, value);
 }
 
 void check_empty_args(std::optional<Layout> layout, std::optional<MemoryFormat> memory_format) {
@@ -57,6 +151,256 @@ Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::option
   static const DispatchKeySet meta_keys = tensor_key_set(Device(DeviceType::Meta));
   return empty_with_keys(size, dtype.value_or(ScalarType::Float), Device(DeviceType::Meta),
                          meta_keys);
+}
+
+Tensor empty_strided_cpu(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                         std::optional<Layout> layout, std::optional<Device> device,
+                         std::optional<bool> pin_memory) {
+  check_empty_args(layout, std::nullopt);
+  static const DispatchKeySet cpu_keys = tensor_key_set(Device(DeviceType::CPU));
+  return empty_strided_with_keys(size, stride, dtype.value_or(ScalarType::Float),
+                                 Device(DeviceType::CPU), cpu_keys);
+}
+
+Tensor empty_strided_meta(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                          std::optional<Layout> layout, std::optional<Device> device,
+                          std::optional<bool> pin_memory) {
+  check_empty_args(layout, std::nullopt);
+  static const DispatchKeySet meta_keys = tensor_key_set(Device(DeviceType::Meta));
+  return empty_strided_with_keys(size, stride, dtype.value_or(ScalarType::Float),
+                                 Device(DeviceType::Meta), meta_keys);
+}
+
+Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  EMBER_CHECK_NOT_IMPLEMENTED(self.layout() == Layout::Strided && layout.value_or(Layout::Strided) ==
+                              Layout::Strided, "empty_like(): only strided tensors are supported "
+                              "so far, but got layout ", layout.value_or(self.layout()));
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  EMBER_CHECK_NOT_IMPLEMENTED(
+      format == MemoryFormat::Preserve || format == MemoryFormat::Contiguous,
+      "empty_like(): only memory_format=torch.contiguous_format and torch.preserve_format are "
+      "supported so far");
+  const ScalarType dt = dtype.value_or(self.scalar_type());
+  const Device dev = device.value_or(self.device());
+  // preserve_format keeps a dense tensor's strides (a transposed input gives a transposed
+  // result); anything else gets contiguous strides.
+  if (format == MemoryFormat::Preserve && is_non_overlapping_and_dense(self)) {
+    return ember::empty_strided(self.sizes(), self.strides(), dt, Layout::Strided, dev, pin_memory);
+  }
+  return ember::empty(self.sizes(), dt, Layout::Strided, dev, pin_memory, MemoryFormat::Contiguous);
+}
+
+Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+             std::optional<Device> device, std::optional<bool> pin_memory) {
+  return filled("zeros", size, 0, dtype.value_or(ScalarType::Float), layout, device, pin_memory);
+}
+
+Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+            std::optional<Device> device, std::optional<bool> pin_memory) {
+  return filled("ones", size, 1, dtype.value_or(ScalarType::Float), layout, device, pin_memory);
+}
+
+Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+            std::optional<Layout> layout, std::optional<Device> device,
+            std::optional<bool> pin_memory) {
+  return filled("full", size, fill_value, dtype.value_or(full_dtype(fill_value)), layout, device,
+                pin_memory);
+}
+
+Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  return filled_like("zeros_like", self, 0, dtype, layout, device, pin_memory, memory_format);
+}
+
+Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                 std::optional<Device> device, std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
+  return filled_like("ones_like", self, 1, dtype, layout, device, pin_memory, memory_format);
+}
+
+Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                 std::optional<Layout> layout, std::optional<Device> device,
+                 std::optional<bool> pin_memory, std::optional<MemoryFormat> memory_format) {
+  return filled_like("full_like", self, fill_value, dtype, layout, device, pin_memory,
+                     memory_format);
+}
+
+Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                     std::optional<Device> device, std::optional<bool> pin_memory) {
+  const ScalarType dt = dtype.value_or(ScalarType::Float);
+  check_fill_value("scalar_tensor", "s", s, dt);
+  Tensor t = ember::empty(IntArrayRef(), dt, layout, device, pin_memory, std::nullopt);
+  return ember::fill_(t, s);
+}
+
+// ---- arange -----------------------------------------------------------------------------
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
+              std::optional<ScalarType> dtype, std::optional<Layout> layout,
+              std::optional<Device> device, std::optional<bool> pin_memory) {
+  auto integral = [](const Scalar& s) { return s.is_integral() || s.is_bool(); };
+  const bool all_integral = integral(start) && integral(end) && integral(step);
+  const ScalarType dt = dtype.value_or(all_integral ? ScalarType::Long : ScalarType::Float);
+  arange_size(start, end, step, dt);  // checks before allocating
+  Tensor out = ember::empty({0}, dt, layout, device, pin_memory, std::nullopt);
+  return ember::arange_out(out, start, end, step);
+}
+
+Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+              std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::arange(0, end, 1, dtype, layout, device, pin_memory);
+}
+
+Tensor arange(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype,
+              std::optional<Layout> layout, std::optional<Device> device,
+              std::optional<bool> pin_memory) {
+  return native::arange(start, end, 1, dtype, layout, device, pin_memory);
+}
+
+Tensor& arange_out(const Scalar& end, Tensor& out) {
+  ember::arange_out(out, 0, end, 1);
+  return out;
+}
+
+Tensor& arange_out_meta(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
+  resize_out_numel(out, arange_size(start, end, step, out.scalar_type()));
+  return out;
+}
+
+int64_t arange_size(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype) {
+  EMBER_CHECK_NOT_IMPLEMENTED(dtype != ScalarType::Bool && !is_complex(dtype),
+                              "arange(): not implemented for dtype ", dtype);
+  EMBER_CHECK_TYPE(!start.is_complex() && !end.is_complex() && !step.is_complex(),
+                   "arange(): expected real 'start', 'end' and 'step', but got ", start, ", ", end,
+                   ", ", step);
+  // The kernel computes in the accumulation type (int64 for integers, float for 16-bit
+  // floats, else double): start, end and step must fit it.
+  dispatch_all_types(dtype, "arange", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
+                                   std::conditional_t<Float16<T>, float, double>>;
+    checked_scalar_to<Acc>(start, "arange", "start");
+    checked_scalar_to<Acc>(end, "arange", "end");
+    checked_scalar_to<Acc>(step, "arange", "step");
+  });
+  const double dstart = start.to_double(), dend = end.to_double(), dstep = step.to_double();
+  EMBER_CHECK_VALUE(dstep > 0 || dstep < 0, "arange(): expected 'step' to be nonzero, but got ",
+                    step);
+  EMBER_CHECK_VALUE(std::isfinite(dstart) && std::isfinite(dend),
+                    "arange(): expected finite 'start' and 'end', but got ", start, " -> ", end);
+  EMBER_CHECK_VALUE((dstep > 0 && dend >= dstart) || (dstep < 0 && dend <= dstart),
+                    "arange(): expected 'step' to lead from 'start' to 'end', but got start=",
+                    start, ", end=", end, ", step=", step);
+  double size = 0;
+  if (dtype == ScalarType::Long) {
+    // int64 counts exactly, from the truncated values (PyTorch's rule).
+    const int64_t xstart = start.to_long(), xend = end.to_long(), xstep = step.to_long();
+    EMBER_CHECK_VALUE(xstep != 0, "arange(): expected 'step' to be nonzero as int64, but got ",
+                      step);
+    const int64_t sgn = (xstep > 0) - (xstep < 0);
+    size = static_cast<double>((xend - xstart + xstep - sgn) / xstep);
+  } else {
+    size = std::ceil((dend - dstart) / dstep);
+  }
+  EMBER_CHECK_VALUE(size >= 0 && size <= static_cast<double>(std::numeric_limits<int64_t>::max()),
+                    "arange(): the range ", start, " -> ", end, " by ", step,
+                    " has too many elements");
+  return static_cast<int64_t>(size);
+}
+
+// ---- linspace, logspace ---------------------------------------------------------------------
+
+void check_space_args(const char* op, const Scalar& start, const Scalar& end, int64_t steps,
+                      ScalarType dtype) {
+  EMBER_CHECK_VALUE(steps >= 0, op, "(): expected 'steps' to be non-negative, but got ", steps);
+  EMBER_CHECK_NOT_IMPLEMENTED(dtype != ScalarType::Bool, op, "(): not implemented for dtype ",
+                              dtype);
+  dispatch_all_types(dtype, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    checked_scalar_to<T>(start, op, "start");
+    checked_scalar_to<T>(end, op, "end");
+  });
+}
+
+namespace {
+ScalarType space_dtype(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype) {
+  return dtype.value_or(start.is_complex() || end.is_complex() ? ScalarType::ComplexFloat
+                                                               : ScalarType::Float);
+}
+}  // namespace
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
+                std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                std::optional<Device> device, std::optional<bool> pin_memory) {
+  const ScalarType dt = space_dtype(start, end, dtype);
+  check_space_args("linspace", start, end, steps, dt);
+  Tensor out = ember::empty({steps}, dt, layout, device, pin_memory, std::nullopt);
+  return ember::linspace_out(out, start, end, steps);
+}
+
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                std::optional<Device> device, std::optional<bool> pin_memory) {
+  const ScalarType dt = space_dtype(start, end, dtype);
+  check_space_args("logspace", start, end, steps, dt);
+  Tensor out = ember::empty({steps}, dt, layout, device, pin_memory, std::nullopt);
+  return ember::logspace_out(out, start, end, steps, base);
+}
+
+Tensor& linspace_out_meta(const Scalar& start, const Scalar& end, int64_t steps, Tensor& out) {
+  check_space_args("linspace", start, end, steps, out.scalar_type());
+  resize_out_numel(out, steps);
+  return out;
+}
+
+Tensor& logspace_out_meta(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                          Tensor& out) {
+  check_space_args("logspace", start, end, steps, out.scalar_type());
+  resize_out_numel(out, steps);
+  return out;
+}
+
+// ---- eye ------------------------------------------------------------------------------------
+
+void check_eye_args(int64_t n, int64_t m) {
+  EMBER_CHECK_VALUE(n >= 0, "eye(): expected 'n' to be non-negative, but got ", n);
+  EMBER_CHECK_VALUE(m >= 0, "eye(): expected 'm' to be non-negative, but got ", m);
+}
+
+Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+           std::optional<Device> device, std::optional<bool> pin_memory) {
+  check_eye_args(n, m);
+  Tensor out = ember::empty({0}, dtype, layout, device, pin_memory, std::nullopt);
+  return ember::eye_out(out, n, m);
+}
+
+Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+           std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::eye(n, n, dtype, layout, device, pin_memory);
+}
+
+Tensor& eye_out(int64_t n, Tensor& out) {
+  ember::eye_out(out, n, n);
+  return out;
+}
+
+Tensor& eye_out_meta(int64_t n, int64_t m, Tensor& out) {
+  check_eye_args(n, m);
+  resize_out(out, {n, m});
+  return out;
+}
+
+// ---- out= sizing ----------------------------------------------------------------------------
+
+void resize_out_numel(const Tensor& out, int64_t numel) {
+  if (out.numel() != numel) out.impl()->resize({numel});
+}
+
+void resize_out(const Tensor& out, IntArrayRef sizes) {
+  if (out.sizes() != sizes) out.impl()->resize(sizes);
 }
 
 }  // namespace native

@@ -2,6 +2,7 @@
 /// Ember's public C++ API: tensors, the dispatcher, the registration API and operators.
 
 #include "aten/Print.h"
+#include "aten/TensorFactories.h"
 #include "c10/core/Device.h"
 #include "c10/core/IValue.h"
 #include "c10/core/LocalDispatchKeySet.h"

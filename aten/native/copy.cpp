@@ -1,0 +1,59 @@
+// Copy and conversion ops written with other ops: zero_, clone, contiguous, to, item.
+#include "ember/generated/Functions.h"
+#include "ember/generated/NativeFunctions.h"
+#include "c10/util/Exception.h"
+
+namespace ember::native {
+namespace {
+
+void check_memory_format(const char* op, MemoryFormat memory_format) {
+  EMBER_CHECK_NOT_IMPLEMENTED(
+      memory_format == MemoryFormat::Contiguous || memory_format == MemoryFormat::Preserve, op,
+      "(): only memory_format=torch.contiguous_format and torch.preserve_format are supported "
+      "so far");
+}
+
+}  // namespace
+
+Tensor& zero_(Tensor& self) {
+  ember::fill_(self, 0);
+  return self;
+}
+
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  check_memory_format("clone", memory_format.value_or(MemoryFormat::Preserve));
+  Tensor out = ember::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                 memory_format);
+  out.copy_(self);
+  return out;
+}
+
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  EMBER_CHECK_VALUE(memory_format != MemoryFormat::Preserve,
+                    "contiguous(): expected 'memory_format' to name a layout, but got "
+                    "torch.preserve_format");
+  check_memory_format("contiguous", memory_format);
+  if (self.is_contiguous()) return self;
+  return self.clone(MemoryFormat::Contiguous);
+}
+
+Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy,
+          std::optional<MemoryFormat> memory_format) {
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  check_memory_format("to", format);
+  // As PyTorch: no copy when nothing changes. (Asking for contiguous_format does not force a
+  // copy of a non-contiguous tensor either: PyTorch compares the suggested format, which is
+  // contiguous_format for every layout Ember has.)
+  if (self.scalar_type() == dtype && !copy) return self;
+  Tensor out = ember::empty_like(self, dtype, std::nullopt, std::nullopt, std::nullopt, format);
+  out.copy_(self, non_blocking);
+  return out;
+}
+
+Scalar item(const Tensor& self) {
+  EMBER_CHECK_VALUE(self.numel() == 1, "item(): expected a tensor with one element, but got ",
+                    self.numel(), " elements (sizes ", self.sizes(), ")");
+  return ember::_local_scalar_dense(self);
+}
+
+}  // namespace ember::native

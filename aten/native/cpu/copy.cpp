@@ -1,0 +1,156 @@
+// copy_ and fill_ on CPU and Meta, and reading one element (_local_scalar_dense, item()).
+#include <algorithm>
+#include <cstring>
+
+#include "aten/native/Dispatch.h"
+#include "aten/native/cpu/StridedLoop.h"
+#include "ember/generated/Functions.h"
+#include "ember/generated/NativeFunctions.h"
+
+namespace ember::native {
+namespace {
+
+// src's strides for reading it broadcast to self's shape (0 along broadcast dimensions);
+// ValueError unless src broadcasts to exactly self's shape.
+DimVector broadcast_src_strides(const Tensor& self, const Tensor& src) {
+  const IntArrayRef ss = self.sizes(), rs = src.sizes(), rt = src.strides();
+  const size_t nd = ss.size(), sd = rs.size();
+  bool ok = sd <= nd;
+  DimVector strides(nd, 0);
+  for (size_t i = 0; ok && i < sd; ++i) {
+    const size_t d = nd - 1 - i, e = sd - 1 - i;
+    if (rs[e] == ss[d]) strides[d] = rt[e];
+    else ok = rs[e] == 1;
+  }
+  EMBER_CHECK_VALUE(ok, "copy_(): expected 'src' to be broadcastable to self's shape ", ss,
+                    ", but got shape ", rs);
+  return strides;
+}
+
+// Writing through a stride-0 dimension of size > 1 would write one location many times.
+void check_no_internal_overlap(const Tensor& self) {
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    EMBER_CHECK_VALUE(self.sizes()[d] < 2 || self.strides()[d] != 0,
+                      "copy_(): expected 'self' to have no internal overlap (more than one of its "
+                      "elements refers to a single memory location: sizes ", self.sizes(),
+                      ", strides ", self.strides(), "); clone() it first");
+  }
+}
+
+// [first byte, one past the last byte] that t's elements occupy.
+std::pair<const char*, const char*> byte_range(const Tensor& t) {
+  const char* begin = static_cast<const char*>(t.data_ptr());
+  int64_t last = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) last += (t.sizes()[d] - 1) * t.strides()[d];
+  return {begin, begin + (last + 1) * static_cast<int64_t>(t.element_size())};
+}
+
+bool same_elements(const Tensor& a, const Tensor& b) {
+  return a.storage().is_alias_of(b.storage()) && a.storage_offset() == b.storage_offset() &&
+         a.scalar_type() == b.scalar_type() && a.sizes() == b.sizes() && a.strides() == b.strides();
+}
+
+bool may_overlap(const Tensor& a, const Tensor& b) {
+  if (a.numel() == 0 || b.numel() == 0 || !a.storage().is_alias_of(b.storage())) return false;
+  auto [a0, a1] = byte_range(a);
+  auto [b0, b1] = byte_range(b);
+  return a0 < b1 && b0 < a1;
+}
+
+template <class D, class S>
+void copy_loop(const StridedLoop<2>& loop, void* dst, const void* src) {
+  D* const d0 = static_cast<D*>(dst);
+  const S* const s0 = static_cast<const S*>(src);
+  loop.run([&](const std::array<int64_t, 2>& off, const std::array<int64_t, 2>& st, int64_t n) {
+    D* d = d0 + off[0];
+    const S* s = s0 + off[1];
+    if (st[0] == 1 && st[1] == 1) {
+      for (int64_t i = 0; i < n; ++i) d[i] = convert<D>(s[i]);
+    } else if (st[1] == 0) {
+      const D v = convert<D>(*s);
+      for (int64_t i = 0; i < n; ++i) d[i * st[0]] = v;
+    } else {
+      for (int64_t i = 0; i < n; ++i) d[i * st[0]] = convert<D>(s[i * st[1]]);
+    }
+  });
+}
+
+}  // namespace
+
+Tensor& copy_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
+  const DimVector src_strides = broadcast_src_strides(self, src);
+  if (self.is_same(src) || same_elements(self, src)) return self;
+  check_no_internal_overlap(self);
+  if (self.numel() == 0) return self;
+  if (may_overlap(self, src)) {
+    // Reading src while writing self would see values already overwritten: copy it first.
+    const Tensor staged = src.clone(MemoryFormat::Contiguous);
+    return copy_cpu(self, staged, non_blocking);
+  }
+  if (self.scalar_type() == src.scalar_type() && self.numel() == src.numel() &&
+      self.is_contiguous() && src.is_contiguous()) {
+    std::memcpy(self.data_ptr(), src.data_ptr(), self.numel() * self.element_size());
+    return self;
+  }
+  const StridedLoop<2> loop(self.sizes(), {self.strides(), src_strides.ref()});
+  dispatch_all_types(self.scalar_type(), "copy_", [&](auto dst_tag) {
+    using D = typename decltype(dst_tag)::type;
+    dispatch_all_types(src.scalar_type(), "copy_", [&](auto src_tag) {
+      using S = typename decltype(src_tag)::type;
+      copy_loop<D, S>(loop, self.data_ptr(), src.data_ptr());
+    });
+  });
+  return self;
+}
+
+Tensor& copy_meta(Tensor& self, const Tensor& src, bool non_blocking) {
+  broadcast_src_strides(self, src);
+  EMBER_CHECK_NOT_IMPLEMENTED(self.device().type() == DeviceType::Meta,
+                              "copy_(): cannot copy out of a meta tensor into a ", self.device(),
+                              " tensor: meta tensors have no data");
+  return self;
+}
+
+Tensor& fill_scalar_cpu(Tensor& self, const Scalar& value) {
+  dispatch_all_types(self.scalar_type(), "fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = checked_scalar_to<T>(value, "fill_", "value");
+    T* const base = static_cast<T*>(self.data_ptr());
+    if (self.is_contiguous()) {
+      std::fill(base, base + self.numel(), v);
+      return;
+    }
+    const StridedLoop<1> loop(self.sizes(), {self.strides()});
+    loop.run([&](const std::array<int64_t, 1>& off, const std::array<int64_t, 1>& st, int64_t n) {
+      T* p = base + off[0];
+      for (int64_t i = 0; i < n; ++i) p[i * st[0]] = v;
+    });
+  });
+  return self;
+}
+
+Tensor& fill_scalar_meta(Tensor& self, const Scalar& value) {
+  dispatch_all_types(self.scalar_type(), "fill_", [&](auto tag) {
+    checked_scalar_to<typename decltype(tag)::type>(value, "fill_", "value");
+  });
+  return self;
+}
+
+Scalar _local_scalar_dense_cpu(const Tensor& self) {
+  EMBER_CHECK_VALUE(self.numel() > 0,
+                    "_local_scalar_dense(): expected a non-empty tensor, but got sizes ", self.sizes());
+  return dispatch_all_types(self.scalar_type(), "_local_scalar_dense", [&](auto tag) -> Scalar {
+    using T = typename decltype(tag)::type;
+    const T v = *static_cast<const T*>(self.data_ptr());
+    if constexpr (std::is_same_v<T, bool> || kIsComplex<T>) return Scalar(v);
+    else if constexpr (std::is_integral_v<T>) return Scalar(static_cast<int64_t>(v));
+    else return Scalar(static_cast<double>(v));
+  });
+}
+
+Scalar _local_scalar_dense_meta(const Tensor& self) {
+  EMBER_THROW(NotImplementedError,
+              "item(): cannot read a value from a meta tensor (meta tensors have no data)");
+}
+
+}  // namespace ember::native
