@@ -67,6 +67,11 @@ QUICK = Mode("quick", rounds=2, cpp_reps=2, cpp_min_time=0.01, cpp_warmup=0.0, p
              noise_budget_s=5.0)
 
 
+# A calibration trial only ranks settings (by 10% and more, typically): one retry at most, so
+# that a busy machine spends the noise budget on the rows instead.
+CALIBRATION_RETRIES = 1
+
+
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -203,6 +208,7 @@ class Runner:
         self.progress(f"calibrating {lib} at {t} thread(s): {len(ws)} settings x "
                       f"{len(cases_)} case(s)")
         times: dict[int, list[float]] = {i: [] for i in range(len(ws))}
+        others: dict[int, list[float]] = {i: [] for i in range(len(ws))}
         m = self.mode
         for k, c in enumerate(cases_):
             order = list(range(len(ws)))
@@ -212,23 +218,25 @@ class Runner:
                 trial, value = self.sampler.measure(
                     f"calibrate {lib} {c.name} t={t} {w.setting}",
                     lambda: w.trial(m.py_warmup / 2, m.cal_py_repeats, m.cal_py_min_sample),
-                    (w.pid,))
+                    (w.pid,), retries=CALIBRATION_RETRIES)
                 w.request(op="drop")
                 times[i].append(value)
+                others[i].append(trial.other_cores)
         chosen = self.record_calibration(lib, t, [c.name for c in cases_],
-                                         [(s, w.setting, w.info) for s, w in ws], times)
+                                         [(s, w.setting, w.info) for s, w in ws], times, others)
         for i, (_, w) in enumerate(ws):
             if i != chosen:
                 w.close()
         return ws[chosen][1]
 
-    def record_calibration(self, ref, t, case_names, cands, times) -> int:
+    def record_calibration(self, ref, t, case_names, cands, times, others) -> int:
         scores = [geomean(times[i]) for i in range(len(cands))]
         best = min(range(len(cands)), key=scores.__getitem__)
         self.calibrations.append({
             "reference": ref, "threads": t, "cases": case_names,
             "candidates": [{"setting": label, "env": s, "score_s": scores[i],
                             "relative": scores[i] / scores[best], "chosen": i == best,
+                            "other_cpu": max(others[i]),
                             "capability": (info or {}).get("capability") or (info or {}).get("cpu_capability")}
                            for i, (s, label, info) in enumerate(cands)]})
         log(f"    {ref} t={t}: keeping {cands[best][1]} ("
@@ -251,16 +259,19 @@ class Runner:
             cands = candidates(s.reference)
             self.progress(f"calibrating {s.reference} ({sname}) at {t} thread(s): "
                           f"{len(cands)} settings x {len(cs)} case(s)")
-            times, infos = {}, []
+            times, others, infos = {}, {}, []
             for i, setting in enumerate(cands):
                 env = {**base_env(t), **setting}
                 trial, (medians, ctx) = self.sampler.measure(
                     f"calibrate {s.reference} t={t} {setting_label(setting)}",
                     lambda: cpp.run_gbench(exe, [c.name for c in cs], env, 1, m.cal_cpp_min_time,
-                                           m.cpp_warmup, self.timers(cs, t)))
+                                           m.cpp_warmup, self.timers(cs, t)),
+                    retries=CALIBRATION_RETRIES)
                 times[i] = [medians[c.name] for c in cs]
+                others[i] = [trial.other_cores]
                 infos.append((setting, setting_label(setting), ctx))
-            best = self.record_calibration(s.reference, t, [c.name for c in cs], infos, times)
+            best = self.record_calibration(s.reference, t, [c.name for c in cs], infos, times,
+                                           others)
             self.libtorch_context = infos[best][2]
             self.libtorch_env[(sname, t)] = (cands[best], setting_label(cands[best]))
 

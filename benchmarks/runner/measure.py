@@ -70,11 +70,13 @@ class Sampler:
             if meter.window.other_cores <= self.max_other:
                 return
 
-    def measure(self, label: str, fn: Callable[[], object], pids: tuple[int, ...] = ()) -> tuple[Trial, object]:
-        """(Trial, fn's result) of the kept attempt."""
+    def measure(self, label: str, fn: Callable[[], object], pids: tuple[int, ...] = (),
+                retries: int | None = None) -> tuple[Trial, object]:
+        """(Trial, fn's result) of the kept attempt; `retries` overrides the default."""
         best = None
         self.stats.trials += 1
-        for attempt in range(self.retries + 1):
+        retries = self.retries if retries is None else min(retries, self.retries)
+        for attempt in range(retries + 1):
             if not self.quiet:
                 self.wait_quiet()
             with CpuMeter(pids) as meter:
@@ -85,7 +87,7 @@ class Sampler:
                 best = (other, result, attempt)
             if other <= self.max_other:
                 return Trial(other, attempt, False), result
-            if attempt < self.retries and self._budget_left():
+            if attempt < retries and self._budget_left():
                 self.stats.waited_s += meter.window.wall_s
                 self.stats.retries += 1
                 self.log(f"    {label}: other processes used {other:.2f} cores "

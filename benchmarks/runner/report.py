@@ -188,10 +188,11 @@ def markdown(rows: list[dict], ctx: dict) -> str:
         for cand in c["candidates"]:
             cal_rows.append([c["reference"], str(c["threads"]), cand["setting"],
                              f"{cand['relative']:.3f}", str(cand.get("capability") or ""),
-                             "**kept**" if cand["chosen"] else "", ", ".join(c["cases"])])
+                             "**kept**" if cand["chosen"] else "", f"{cand['other_cpu']:.2f}",
+                             ", ".join(c["cases"])])
     if cal_rows:
         L += md_table(["reference", "threads", "setting", "time vs kept", "capability seen",
-                       "", "cases"], cal_rows, {1, 3})
+                       "", "other CPU", "cases"], cal_rows, {1, 3, 6})
     else:
         L.append("(no reference with settings to choose ran)")
 
