@@ -21,7 +21,9 @@ void check_level(size_t depth, size_t size, std::vector<int64_t>& sizes) {
 Tensor tensor_from_data(const void* data, ScalarType data_dtype, IntArrayRef sizes,
                         ScalarType inferred, const TensorOptions& options) {
   Tensor values = ember::empty(sizes, TensorOptions().dtype(data_dtype));
-  if (values.numel() > 0) std::memcpy(values.data_ptr(), data, values.numel() * itemsize(data_dtype));
+  if (values.numel() > 0) {
+    std::memcpy(values.data_ptr(), data, values.numel() * itemsize(data_dtype));
+  }
   Tensor result = ember::empty(sizes, options.dtype(options.dtype().value_or(inferred)));
   result.copy_(values);
   return options.finish(result);

@@ -28,7 +28,8 @@ template <TensorLiteral T>
 using WideLiteral = std::conditional_t<
     std::is_same_v<T, bool>, bool,
     std::conditional_t<std::is_integral_v<T>, int64_t,
-                       std::conditional_t<std::is_floating_point_v<T>, double, std::complex<double>>>>;
+                       std::conditional_t<std::is_floating_point_v<T>, double,
+                                          std::complex<double>>>>;
 
 template <TensorLiteral T>
 constexpr ScalarType inferred_dtype() {
@@ -106,7 +107,8 @@ Tensor tensor(std::initializer_list<T> values, const TensorOptions& options = {}
 }
 /// A 2-d tensor: `tensor({{1, 2}, {3, 4}})`.
 template <TensorLiteral T>
-Tensor tensor(std::initializer_list<std::initializer_list<T>> values, const TensorOptions& options = {}) {
+Tensor tensor(std::initializer_list<std::initializer_list<T>> values,
+              const TensorOptions& options = {}) {
   return detail::tensor_from_nested(values, options);
 }
 /// A 3-d tensor.
@@ -117,9 +119,9 @@ Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<
 }
 /// A 4-d tensor.
 template <TensorLiteral T>
-Tensor tensor(
-    std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<T>>>> values,
-    const TensorOptions& options = {}) {
+Tensor tensor(std::initializer_list<
+                  std::initializer_list<std::initializer_list<std::initializer_list<T>>>> values,
+              const TensorOptions& options = {}) {
   return detail::tensor_from_nested(values, options);
 }
 /// A tensor from (nested, rectangular) vectors: `tensor(std::vector<std::vector<int>>{...})`.

@@ -40,12 +40,15 @@ template <> inline constexpr ScalarType kScalarTypeOf<int64_t> = ScalarType::Lon
 template <> inline constexpr ScalarType kScalarTypeOf<Half> = ScalarType::Half;
 template <> inline constexpr ScalarType kScalarTypeOf<float> = ScalarType::Float;
 template <> inline constexpr ScalarType kScalarTypeOf<double> = ScalarType::Double;
-template <> inline constexpr ScalarType kScalarTypeOf<std::complex<float>> = ScalarType::ComplexFloat;
-template <> inline constexpr ScalarType kScalarTypeOf<std::complex<double>> = ScalarType::ComplexDouble;
+template <>
+inline constexpr ScalarType kScalarTypeOf<std::complex<float>> = ScalarType::ComplexFloat;
+template <>
+inline constexpr ScalarType kScalarTypeOf<std::complex<double>> = ScalarType::ComplexDouble;
 template <> inline constexpr ScalarType kScalarTypeOf<bool> = ScalarType::Bool;
 template <> inline constexpr ScalarType kScalarTypeOf<BFloat16> = ScalarType::BFloat16;
 
-/// Carries a type into a generic lambda: `[&](auto tag) { using T = typename decltype(tag)::type; }`.
+/// Carries a type into a generic lambda:
+/// `[&](auto tag) { using T = typename decltype(tag)::type; ... }`.
 template <class T>
 struct TypeTag {
   using type = T;

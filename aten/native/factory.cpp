@@ -174,9 +174,10 @@ Tensor empty_strided_meta(IntArrayRef size, IntArrayRef stride, std::optional<Sc
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
-  EMBER_CHECK_NOT_IMPLEMENTED(self.layout() == Layout::Strided && layout.value_or(Layout::Strided) ==
-                              Layout::Strided, "empty_like(): only strided tensors are supported "
-                              "so far, but got layout ", layout.value_or(self.layout()));
+  EMBER_CHECK_NOT_IMPLEMENTED(
+      self.layout() == Layout::Strided && layout.value_or(Layout::Strided) == Layout::Strided,
+      "empty_like(): only strided tensors are supported so far, but got layout ",
+      layout.value_or(self.layout()));
   const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
   EMBER_CHECK_NOT_IMPLEMENTED(
       format == MemoryFormat::Preserve || format == MemoryFormat::Contiguous,

@@ -138,7 +138,8 @@ Tensor& fill_scalar_meta(Tensor& self, const Scalar& value) {
 
 Scalar _local_scalar_dense_cpu(const Tensor& self) {
   EMBER_CHECK_VALUE(self.numel() > 0,
-                    "_local_scalar_dense(): expected a non-empty tensor, but got sizes ", self.sizes());
+                    "_local_scalar_dense(): expected a non-empty tensor, but got sizes ",
+                    self.sizes());
   return dispatch_all_types(self.scalar_type(), "_local_scalar_dense", [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
     const T v = *static_cast<const T*>(self.data_ptr());

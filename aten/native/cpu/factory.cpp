@@ -42,7 +42,9 @@ Tensor& arange_out_cpu(const Scalar& start, const Scalar& end, const Scalar& ste
       const Acc xstart = scalar_to<Acc>(start);  // arange_size checked that they fit
       const Acc xstep = scalar_to<Acc>(step);
       resize_out_numel(out, size);
-      write_linear<T>(out, [&](int64_t i) { return static_cast<T>(xstart + xstep * static_cast<Acc>(i)); });
+      write_linear<T>(out, [&](int64_t i) {
+        return static_cast<T>(xstart + xstep * static_cast<Acc>(i));
+      });
     }
   });
   return out;

@@ -169,6 +169,34 @@ TEST(Fill, FunctionMethodAndZero) {
   EXPECT_THROW(m.fill_(1e300), ValueError);
 }
 
+int replacement_calls = 0;
+
+Tensor& fill_replacement_cpu(Tensor& self, const Scalar&) {
+  ++replacement_calls;
+  float* p = static_cast<float*>(self.data_ptr());
+  for (int64_t i = 0; i < self.numel(); ++i) p[i] = -1.0f;
+  return self;
+}
+
+// The generated entry points reach kernels only through the op's dispatch table: replacing
+// fill_'s CPU kernel at run time changes both ember::fill_ and Tensor::fill_, and dropping
+// the replacement restores the original.
+TEST(Fill, EntryPointsReachTheKernelThroughTheTable) {
+  Tensor t = zeros({3});
+  {
+    Library lib(Library::Kind::Impl, "aten", DispatchKey::CPU, __FILE__, __LINE__);
+    lib.impl("fill_.Scalar", &fill_replacement_cpu);
+    fill_(t, 5);
+    EXPECT_EQ(to_vector<float>(t), std::vector<float>(3, -1.0f));
+    t.fill_(6);
+    EXPECT_EQ(to_vector<float>(t), std::vector<float>(3, -1.0f));
+    EXPECT_EQ(replacement_calls, 2);
+  }
+  t.fill_(7);
+  EXPECT_EQ(to_vector<float>(t), std::vector<float>(3, 7.0f));
+  EXPECT_EQ(replacement_calls, 2);
+}
+
 // ---- clone, contiguous, to, item ---------------------------------------------------------
 
 Tensor transposed_2x3() {  // values 0..5 of a [3, 2] tensor seen as its [2, 3] transpose
