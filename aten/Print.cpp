@@ -5,7 +5,6 @@
 #include "aten/Print.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,24 +13,12 @@
 #include <vector>
 
 #include "c10/util/Exception.h"
+#include "c10/util/Half.h"
 
 namespace ember {
 namespace {
 
 // ---- element access ---------------------------------------------------------------------
-
-// Exact widening of IEEE float16 and bfloat16 bits (until c10/util/Half.h lands).
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
-  if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24
-    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -magnitude : magnitude;
-  }
-  return std::bit_cast<float>(exponent == 0x1f ? sign | 0x7f800000u | (mantissa << 13)
-                                               : sign | ((exponent + 112) << 23) | (mantissa << 13));
-}
-float bfloat16_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
 
 // Reads one tensor's elements by element offset from its first element, widened to double
 // (floating and complex parts; every supported type converts exactly) or int64 (integers).
@@ -42,8 +29,8 @@ class Elements {
 
   double real(int64_t i) const {
     switch (dtype_) {
-      case ScalarType::Half: return half_to_float(load<uint16_t>(i));
-      case ScalarType::BFloat16: return bfloat16_to_float(load<uint16_t>(i));
+      case ScalarType::Half: return static_cast<float>(load<Half>(i));
+      case ScalarType::BFloat16: return static_cast<float>(load<BFloat16>(i));
       case ScalarType::Float: return load<float>(i);
       case ScalarType::Double: return load<double>(i);
       case ScalarType::ComplexFloat: return load<float>(2 * i);
