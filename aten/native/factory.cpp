@@ -72,11 +72,15 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
   const IntArrayRef sizes = t.sizes(), strides = t.strides();
   DimVector perm(sizes.size());
   std::iota(perm.begin(), perm.end(), 0);
-  // Size-0/1 dimensions last; the rest by increasing stride.
-  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+  // Size-0/1 dimensions last; the rest by increasing stride (a stable insertion sort: a
+  // handful of dimensions, and no temporary buffer).
+  auto before = [&](int64_t a, int64_t b) {
     if ((sizes[a] < 2) != (sizes[b] < 2)) return sizes[b] < 2;
     return sizes[a] >= 2 && strides[a] < strides[b];
-  });
+  };
+  for (size_t i = 1; i < perm.size(); ++i) {
+    for (size_t j = i; j > 0 && before(perm[j], perm[j - 1]); --j) std::swap(perm[j], perm[j - 1]);
+  }
   int64_t expected = 1;
   for (int64_t d : perm) {
     if (sizes[d] < 2) return true;

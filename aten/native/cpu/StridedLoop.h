@@ -2,7 +2,7 @@
 /// An elementwise pass over N operands of one shape, given per-operand strides in elements
 /// (0 broadcasts). Until TensorIterator lands, this is what copy_ and fill_ loop with.
 
-#include <algorithm>
+#include <utility>
 #include <array>
 #include <cstdint>
 
@@ -27,12 +27,18 @@ class StridedLoop {
       int64_t s = strides[op][d];
       return s < 0 ? -s : s;
     };
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    auto outer = [&](int64_t a, int64_t b) {
       for (size_t op = 0; op < N; ++op) {
         if (abs_stride(op, a) != abs_stride(op, b)) return abs_stride(op, a) > abs_stride(op, b);
       }
       return false;
-    });
+    };
+    // A stable insertion sort: a handful of dimensions, and no temporary buffer.
+    for (size_t i = 1; i < order.size(); ++i) {
+      for (size_t j = i; j > 0 && outer(order[j], order[j - 1]); --j) {
+        std::swap(order[j], order[j - 1]);
+      }
+    }
     for (int64_t d : order) {
       const size_t k = sizes_.size();
       bool merge = k > 0;

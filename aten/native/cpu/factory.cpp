@@ -28,6 +28,27 @@ void write_linear(const Tensor& out, F&& f) {
   out.copy_(buffer);
 }
 
+// Note [Range factories round like PyTorch]: arange and linspace compute `a + b * k` with
+// one rounding (a fused multiply-add), as PyTorch's vectorised kernels do in the builds it
+// ships (AVX2 and AVX-512, compiled with FMA contraction); logspace rounds the product first
+// (PyTorch's plain loop is compiled without FMA). Both are spelt out with std::fma so every
+// build of Ember gives the same values whatever the compiler's contraction flags. 16-bit
+// floats round after each operation (c10's Half arithmetic), so they take no fusion.
+template <class T, class R>
+T mul_add(T a, T b, R k) {
+  if constexpr (kIsComplex<T>) {
+    return T(std::fma(b.real(), k, a.real()), std::fma(b.imag(), k, a.imag()));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return std::fma(b, static_cast<T>(k), a);
+  } else {
+    return a + b * static_cast<T>(k);
+  }
+}
+
+// a + b * k with the product rounded before the addition (see the Note above): std::fma(b, k,
+// 0) is the rounded product, which the compiler cannot fuse with the addition.
+inline double add_rounded_product(double a, double b, double k) { return a + std::fma(b, k, 0.0); }
+
 }  // namespace
 
 // PyTorch's arange kernel: value i is start + step * i computed in the accumulation type
@@ -42,8 +63,8 @@ Tensor& arange_out_cpu(const Scalar& start, const Scalar& end, const Scalar& ste
       const Acc xstart = scalar_to<Acc>(start);  // arange_size checked that they fit
       const Acc xstep = scalar_to<Acc>(step);
       resize_out_numel(out, size);
-      write_linear<T>(out, [&](int64_t i) {
-        return static_cast<T>(xstart + xstep * static_cast<Acc>(i));
+      write_linear<T>(out, [&](int64_t i) {  // Note [Range factories round like PyTorch]
+        return static_cast<T>(mul_add(xstart, xstep, static_cast<Acc>(i)));
       });
     }
   });
@@ -70,9 +91,11 @@ Tensor& linspace_out_cpu(const Scalar& start, const Scalar& end, int64_t steps, 
       const Step step = (static_cast<Step>(tend) - static_cast<Step>(tstart)) /
                         static_cast<Real>(steps - 1);
       const int64_t halfway = steps / 2;
+      // Note [Range factories round like PyTorch]
+      const Step first = static_cast<Step>(tstart), last = static_cast<Step>(tend);
       write_linear<T>(out, [&](int64_t i) -> T {
-        if (i < halfway) return static_cast<T>(tstart + step * static_cast<Real>(i));
-        return static_cast<T>(tend - step * static_cast<Real>(steps - i - 1));
+        if (i < halfway) return static_cast<T>(mul_add(first, step, static_cast<Real>(i)));
+        return static_cast<T>(mul_add(last, -step, static_cast<Real>(steps - i - 1)));
       });
     }
   });
@@ -130,9 +153,10 @@ Tensor& logspace_out_cpu(const Scalar& start, const Scalar& end, int64_t steps, 
       } else {
         const double dstart = static_cast<double>(tstart), dend = static_cast<double>(tend);
         const double step = static_cast<double>(tend - tstart) / static_cast<double>(steps - 1);
-        write_linear<T>(out, [&](int64_t i) -> T {
-          const double e = i < halfway ? dstart + step * static_cast<double>(i)
-                                       : dend - step * static_cast<double>(steps - i - 1);
+        write_linear<T>(out, [&](int64_t i) -> T {  // Note [Range factories round like PyTorch]
+          const double e =
+              i < halfway ? add_rounded_product(dstart, step, static_cast<double>(i))
+                          : add_rounded_product(dend, -step, static_cast<double>(steps - i - 1));
           return convert<T>(std::pow(base, e));
         });
       }

@@ -84,10 +84,10 @@ Tensor run_case(const JsonValue& c, Device device) {
   return Tensor();
 }
 
-// The range factories' floating results may differ from PyTorch's by an ulp: its SIMD loops
-// round each vector's base value first (which depends on the machine's vector width), and
-// its logspace exponents may be computed with fused multiply-adds. On the development
-// machine (AVX-512) only one float64 logspace element needed the ulp; all else is exact.
+// Ember computes the range factories as PyTorch's shipped kernels do (Note [Range factories
+// round like PyTorch] in aten/native/cpu/factory.cpp), and on the development machine
+// (AVX-512) every value is bit-exact. An ulp is allowed for them because PyTorch's SIMD
+// loops depend on the machine's vector width.
 double allowed_ulps(const std::string& op) {
   return op == "arange" || op == "linspace" || op == "logspace" ? 1 : 0;
 }
