@@ -102,7 +102,10 @@ def free_functions(f: NativeFunction) -> str:
         # PyTorch's factory form: the four options in one TensorOptions (the explicit form
         # above then keeps no defaults for them, so calls stay unambiguous).
         before, after = args[:group], args[group + 4:]
-        ps = cpp.params(before) + ["TensorOptions options = {}"] + cpp.params(after, defaults=True)
+        after_ps = cpp.params(after, defaults=True)
+        all_after_default = all(" = " in p for p in after_ps)
+        # Arguments before the options keep their trailing defaults when all after do.
+        ps = cpp.params(before, defaults=all_after_default) + ["TensorOptions options = {}"] + after_ps
         names = []
         for a in s.arguments:
             mapped = {"dtype": "options.dtype()", "layout": "options.layout()",
