@@ -4,6 +4,7 @@
 #include "aten/native/random.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "ember/generated/Functions.h"
@@ -34,8 +35,8 @@ IntBounds int_bounds(ScalarType t) {
     case ScalarType::Byte: return {0, 255};
     case ScalarType::Char: return {-128, 127};
     case ScalarType::Short: return {-32768, 32767};
-    case ScalarType::Int: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
-    case ScalarType::Long: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+    case ScalarType::Int: return {INT32_MIN, INT32_MAX};
+    case ScalarType::Long: return {INT64_MIN, INT64_MAX};
     default: {
       const int64_t m = int64_t{1} << floating_digits(t);
       return {-m, m};
@@ -83,8 +84,9 @@ void check_uniform_args(const Tensor& self, double from, double to) {
                                                        : ScalarType::Double)
                                                 : self.dtype();
   const double max = floating_max(t);
-  EMBER_CHECK_VALUE(from >= -max && to <= max, "uniform_(): expected 'from' and 'to' to be finite"
-                    " and within the range of ", t, " (+-", max, "), but got from=", from, ", to=", to);
+  EMBER_CHECK_VALUE(from >= -max && to <= max, "uniform_(): expected 'from' and 'to' to be "
+                    "finite and within the range of ", t, " (+-", max, "), but got from=", from,
+                    ", to=", to);
   EMBER_CHECK_VALUE(to - from <= max, "uniform_(): expected 'to' - 'from' to be at most ", max,
                     " (the largest ", t, "), but got from=", from, ", to=", to);
   check_no_internal_overlap(self, "uniform_");
@@ -100,16 +102,17 @@ RandomRange random_from_to_range(const Tensor& self, int64_t from, std::optional
   check_real_dtype(self, "random_");
   check_no_internal_overlap(self, "random_");
   const IntBounds b = int_bounds(self.dtype());
-  EMBER_CHECK_VALUE(!to || from < *to, "random_(): expected 'from' to be less than 'to', but got from=",
-                    from, " >= to=", *to);
+  EMBER_CHECK_VALUE(!to || from < *to,
+                    "random_(): expected 'from' to be less than 'to', but got from=", from,
+                    " >= to=", *to);
   EMBER_CHECK_VALUE(from >= b.lo && from <= b.hi, "random_(): expected 'from' to be within [", b.lo,
                     ", ", b.hi, "] (the integers ", self.dtype(), " holds), but got ", from);
   if (!to) {
     // [from, hi]; 2^64 values (range 0) when from is int64's minimum on int64.
     return {from, static_cast<uint64_t>(b.hi) - static_cast<uint64_t>(from) + 1};
   }
-  EMBER_CHECK_VALUE(*to - 1 <= b.hi, "random_(): expected 'to' - 1 to be within [", b.lo, ", ", b.hi,
-                    "] (the integers ", self.dtype(), " holds), but got to=", *to);
+  EMBER_CHECK_VALUE(*to - 1 <= b.hi, "random_(): expected 'to' - 1 to be within [", b.lo, ", ",
+                    b.hi, "] (the integers ", self.dtype(), " holds), but got to=", *to);
   return {from, static_cast<uint64_t>(*to) - static_cast<uint64_t>(from)};
 }
 
@@ -122,14 +125,16 @@ RandomRange random_default_range(const Tensor& self) {
 
 void check_bernoulli_args(const Tensor& self, double p) {
   check_real_dtype(self, "bernoulli_");
-  EMBER_CHECK_VALUE(p >= 0.0 && p <= 1.0, "bernoulli_(): expected 'p' to be in [0, 1], but got ", p);
+  EMBER_CHECK_VALUE(p >= 0.0 && p <= 1.0, "bernoulli_(): expected 'p' to be in [0, 1], but got ",
+                    p);
   check_no_internal_overlap(self, "bernoulli_");
 }
 
 std::vector<int64_t> check_bernoulli_tensor_args(const Tensor& self, const Tensor& p) {
   check_real_dtype(self, "bernoulli_");
   EMBER_CHECK_TYPE(is_floating_point(p.dtype()),
-                   "bernoulli_(): expected 'p' to have a floating-point dtype, but got ", p.dtype());
+                   "bernoulli_(): expected 'p' to have a floating-point dtype, but got ",
+                   p.dtype());
   EMBER_CHECK_VALUE(p.device() == self.device(), "bernoulli_(): expected 'p' on ", self.device(),
                     " (self's device), but got it on ", p.device());
   const int64_t dim = self.dim();
@@ -154,12 +159,13 @@ std::vector<int64_t> multinomial_result_sizes(const Tensor& self, int64_t num_sa
                    self.dtype());
   EMBER_CHECK_VALUE(self.dim() == 1 || self.dim() == 2,
                     "multinomial(): expected 'self' to be 1-D or 2-D, but got ", self.dim(), "-D");
-  EMBER_CHECK_VALUE(num_samples > 0, "multinomial(): expected 'num_samples' to be positive, but got ",
-                    num_samples);
+  EMBER_CHECK_VALUE(num_samples > 0,
+                    "multinomial(): expected 'num_samples' to be positive, but got ", num_samples);
   const int64_t categories = self.sizes().back();
   EMBER_CHECK_VALUE(replacement || num_samples <= categories,
-                    "multinomial(): expected 'num_samples' to be at most the number of categories (",
-                    categories, ") when sampling without replacement, but got ", num_samples);
+                    "multinomial(): expected 'num_samples' to be at most the number of "
+                    "categories (", categories, ") when sampling without replacement, but got ",
+                    num_samples);
   EMBER_CHECK_VALUE(categories <= (int64_t{1} << 24),
                     "multinomial(): expected at most 2^24 categories, but got ", categories);
   if (self.dim() == 1) return {num_samples};
@@ -172,7 +178,8 @@ ScalarType check_randperm_args(int64_t n, std::optional<ScalarType> dtype) {
   EMBER_CHECK_TYPE(is_floating_point(t) || is_integral(t, /*include_bool=*/false),
                    "randperm(): expected an integral or floating-point dtype, but got ", t);
   const int64_t hi = int_bounds(t).hi;
-  EMBER_CHECK_VALUE(n == 0 || n - 1 <= hi, "randperm(): expected 'n' to be at most ", hi + 1,
+  EMBER_CHECK_VALUE(n == 0 || n - 1 <= hi, "randperm(): expected 'n' to be at most ",
+                    static_cast<uint64_t>(hi) + 1,
                     " for ", t, " (larger values are not exact), but got ", n);
   return t;
 }
@@ -350,7 +357,8 @@ Tensor randint_like(const Tensor& self, int64_t high, std::optional<Generator> g
                     std::optional<ScalarType> dtype, std::optional<Layout> layout,
                     std::optional<Device> device, std::optional<bool> pin_memory,
                     std::optional<MemoryFormat> memory_format) {
-  return native::randint_like(self, 0, high, generator, dtype, layout, device, pin_memory, memory_format);
+  return native::randint_like(self, 0, high, generator, dtype, layout, device, pin_memory,
+                              memory_format);
 }
 
 Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype,

@@ -3,6 +3,7 @@
 
 #include "aten/Print.h"
 #include "aten/TensorFactories.h"
+#include "aten/native/cpu/PhiloxGenerator.h"
 #include "c10/core/Device.h"
 #include "c10/core/IValue.h"
 #include "c10/core/LocalDispatchKeySet.h"

@@ -184,6 +184,53 @@ TEST(RandomPhilox, StreamBlocksFollowSeedAndOffset) {
   EXPECT_EQ(seen, (std::vector<uint32_t>{b0[2], b0[3], b1[0], b1[1], b1[2], b1[3]}));
 }
 
+TEST(RandomPhilox, BatchedBlocksMatchTheScalarFunction) {
+  // philox_blocks takes 8 blocks at a time with AVX2; across the 2^32 carry of the counter.
+  const uint64_t seed = 0x0123456789abcdefull, first = (uint64_t{1} << 32) - 13;
+  std::vector<uint32_t> batched(4 * 37);
+  philox_blocks(seed, first, 37, batched.data());
+  for (uint64_t b = 0; b < 37; ++b) {
+    const uint64_t c = first + b;
+    const PhiloxBlock expected = philox4x32_10(
+        {static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), 0, 0},
+        {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), batched.begin() + 4 * b)) << b;
+  }
+}
+
+// Fixed bits for seed 0: the stream layout and the arithmetic (Note [Reproducible
+// arithmetic]) give these in every build, with or without AVX/FMA (CI also runs this in
+// its baseline-ISA sanitizer build).
+template <class U>
+std::vector<U> raw(const Tensor& t) {
+  std::vector<U> out(static_cast<size_t>(t.numel()));
+  std::memcpy(out.data(), t.data_ptr(), out.size() * sizeof(U));
+  return out;
+}
+
+TEST(RandomPhilox, GoldenBitsForSeedZero) {
+  auto g = [] { return make_cpu_generator(0); };
+  EXPECT_EQ(raw<uint32_t>(ember::rand({6}, g())),
+            (std::vector<uint32_t>{0x3e1fa354, 0x3ed38b1a, 0x3eaf5898, 0x3b5bd800, 0x3f64cca4,
+                                   0x3f3200db}));
+  EXPECT_EQ(raw<uint64_t>(ember::rand({3}, g(), ScalarType::Double)),
+            (std::vector<uint64_t>{0x3fd38b1acc4fd1aa, 0x3f9b7b178af58980, 0x3fe200dbf8e4cca4}));
+  EXPECT_EQ(raw<uint16_t>(ember::rand({4}, g(), ScalarType::Half)),
+            (std::vector<uint16_t>{0x2ea8, 0x398d, 0x384c, 0x37b0}));
+  EXPECT_EQ(raw<uint32_t>(ember::randn({6}, g())),
+            (std::vector<uint32_t>{0x3f1355ce, 0x3f5b7227, 0xbd384dc1, 0x3d8c570f, 0x3f9afa09,
+                                   0xbf745af0}));
+  EXPECT_EQ(raw<uint16_t>(ember::randn({4}, g(), ScalarType::BFloat16)),
+            (std::vector<uint16_t>{0x3f13, 0x3f5b, 0xbd38, 0x3d8c}));
+  EXPECT_EQ(raw<int64_t>(ember::randint(-50, 50, {6}, g())),
+            (std::vector<int64_t>{-9, 3, -2, 10, 14, 49}));
+  EXPECT_EQ(raw<uint8_t>(ember::empty({8}, ScalarType::Byte).bernoulli_(0.5, g())),
+            (std::vector<uint8_t>{1, 1, 0, 0, 1, 0, 1, 1}));
+  EXPECT_EQ(raw<int64_t>(ember::randperm(8, g())), (std::vector<int64_t>{5, 4, 6, 1, 0, 3, 7, 2}));
+  EXPECT_EQ(raw<int64_t>(ember::multinomial(ember::rand({5}, make_cpu_generator(1)), 4, false, g())),
+            (std::vector<int64_t>{0, 1, 2, 4}));
+}
+
 TEST(RandomGenerator, DefaultsAndSeeding) {
   Generator g = make_cpu_generator();
   EXPECT_EQ(g.initial_seed(), 67280421310721ull);
