@@ -67,9 +67,10 @@ QUICK = Mode("quick", rounds=2, cpp_reps=2, cpp_min_time=0.01, cpp_warmup=0.0, p
              noise_budget_s=5.0)
 
 
-# A calibration trial only ranks settings (by 10% and more, typically): one retry at most, so
-# that a busy machine spends the noise budget on the rows instead.
+# A calibration trial only ranks settings (by 10% and more, typically): one retry at most,
+# and no more than a quarter of the noise budget, so a busy machine spends it on the rows.
 CALIBRATION_RETRIES = 1
+CALIBRATION_BUDGET_SHARE = 0.25
 
 
 def log(msg: str) -> None:
@@ -218,7 +219,8 @@ class Runner:
                 trial, value = self.sampler.measure(
                     f"calibrate {lib} {c.name} t={t} {w.setting}",
                     lambda: w.trial(m.py_warmup / 2, m.cal_py_repeats, m.cal_py_min_sample),
-                    (w.pid,), retries=CALIBRATION_RETRIES)
+                    (w.pid,), retries=CALIBRATION_RETRIES,
+                    share=CALIBRATION_BUDGET_SHARE)
                 w.request(op="drop")
                 times[i].append(value)
                 others[i].append(trial.other_cores)
@@ -266,7 +268,8 @@ class Runner:
                     f"calibrate {s.reference} t={t} {setting_label(setting)}",
                     lambda: cpp.run_gbench(exe, [c.name for c in cs], env, 1, m.cal_cpp_min_time,
                                            m.cpp_warmup, self.timers(cs, t)),
-                    retries=CALIBRATION_RETRIES)
+                    retries=CALIBRATION_RETRIES,
+                    share=CALIBRATION_BUDGET_SHARE)
                 times[i] = [medians[c.name] for c in cs]
                 others[i] = [trial.other_cores]
                 infos.append((setting, setting_label(setting), ctx))

@@ -52,18 +52,20 @@ class Sampler:
     stats: NoiseStats = field(default_factory=NoiseStats)
     quiet: bool = True  # the last attempt was quiet: the next needs no wait
 
-    def _budget_left(self) -> bool:
-        if self.stats.waited_s < self.budget_s:
+    def _budget_left(self, share: float = 1.0) -> bool:
+        if self.stats.waited_s < self.budget_s * share:
             return True
+        if share < 1.0:
+            return False
         if not self.stats.budget_spent:
             self.stats.budget_spent = True
             self.log(f"    noise budget ({self.budget_s:g} s of waiting and retries) spent: "
                      "from now on noisy trials are kept and flagged")
         return False
 
-    def wait_quiet(self) -> None:
+    def wait_quiet(self, share: float = 1.0) -> None:
         t0 = time.perf_counter()
-        while time.perf_counter() - t0 < self.quiet_wait_s and self._budget_left():
+        while time.perf_counter() - t0 < self.quiet_wait_s and self._budget_left(share):
             with CpuMeter() as meter:
                 time.sleep(0.2)
             self.stats.waited_s += meter.window.wall_s
@@ -71,14 +73,15 @@ class Sampler:
                 return
 
     def measure(self, label: str, fn: Callable[[], object], pids: tuple[int, ...] = (),
-                retries: int | None = None) -> tuple[Trial, object]:
-        """(Trial, fn's result) of the kept attempt; `retries` overrides the default."""
+                retries: int | None = None, share: float = 1.0) -> tuple[Trial, object]:
+        """(Trial, fn's result) of the kept attempt. `retries` lowers the retries allowed;
+        `share`: waiting stops once the run has spent that share of the noise budget."""
         best = None
         self.stats.trials += 1
         retries = self.retries if retries is None else min(retries, self.retries)
         for attempt in range(retries + 1):
             if not self.quiet:
-                self.wait_quiet()
+                self.wait_quiet(share)
             with CpuMeter(pids) as meter:
                 result = fn()
             other = meter.window.other_cores
@@ -87,7 +90,7 @@ class Sampler:
                 best = (other, result, attempt)
             if other <= self.max_other:
                 return Trial(other, attempt, False), result
-            if attempt < retries and self._budget_left():
+            if attempt < retries and self._budget_left(share):
                 self.stats.waited_s += meter.window.wall_s
                 self.stats.retries += 1
                 self.log(f"    {label}: other processes used {other:.2f} cores "
