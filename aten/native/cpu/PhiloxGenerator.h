@@ -16,13 +16,23 @@
 /// offset and advances it by the words it needs, rounded up to a multiple of 4 (whole
 /// blocks). It then computes without the lock. Word p of the call (p = 0, 1, ...) is lane
 /// p % 4 of block offset / 4 + p / 4, and element i of the result uses words
-/// [i * W, (i + 1) * W) for the op's fixed words-per-element W (1, 2 or 4; Box-Muller
-/// pairs count as one element). So an element's value depends only on (seed, offset, its
-/// logical index i), never on how the work is split: any chunking, any thread count, gives
-/// the same bits. Strided outputs are filled in logical (row-major) order, so a
-/// non-contiguous view gets element for element the values of a contiguous tensor of its
-/// shape. Bit-for-bit agreement with PyTorch's CPU generator (an mt19937) is not a goal;
-/// the distributions' formulas follow PyTorch's.
+/// [i * W, (i + 1) * W) for the op's fixed words-per-element W (1 or 2; a Box-Muller pair
+/// counts as one element of 2 words, or 4 for float64). So an element's value depends only
+/// on (seed, offset, its logical index i), never on how the work is split: any chunking,
+/// any thread count, gives the same bits. Kernels may compute a fixed, index-aligned group
+/// of elements together (8 Box-Muller pairs); a group's words are those of its elements,
+/// and words computed past the end of a call are discarded, never used. Strided outputs
+/// are filled in logical (row-major) order, so a non-contiguous view gets element for
+/// element the values of a contiguous tensor of its shape. Per op:
+///   uniform_: 1 word per value (24 bits; 11 float16, 8 bfloat16), 2 for float64 (53 bits);
+///             complex: real and imaginary parts are values 2i and 2i + 1.
+///   normal_: pair k (values 2k, 2k + 1): 2 words (float64: 4); Box-Muller.
+///   random_: 1 word per element for ranges up to 2^32, else 2; value from + w % range.
+///   bernoulli_: 2 words (a 53-bit uniform u; 1 when u < p).
+///   multinomial: 2 words per sample (with replacement) or per category (without).
+///   randperm: 2 words per Fisher-Yates step.
+/// Bit-for-bit agreement with PyTorch's CPU generator (an mt19937) is not a goal; the
+/// distributions' formulas follow PyTorch's.
 
 #include <algorithm>
 #include <array>
