@@ -130,7 +130,7 @@ class Runner:
         self.ember_missing: str | None = None
         self.calibrations: list[dict] = []
         self.stream: dict[int, dict] = {}
-        self.libtorch_context: dict = {}
+        self.libtorch_context: dict[str, dict] = {}  # suite -> context under the kept setting
         self.rows: list[dict] = []
         self.step = 0
         self.steps = 0
@@ -275,7 +275,7 @@ class Runner:
                 infos.append((setting, setting_label(setting), ctx))
             best = self.record_calibration(s.reference, t, [c.name for c in cs], infos, times,
                                            others)
-            self.libtorch_context = infos[best][2]
+            self.libtorch_context.setdefault(sname, infos[best][2])
             self.libtorch_env[(sname, t)] = (cands[best], setting_label(cands[best]))
 
     @staticmethod

@@ -17,13 +17,12 @@
 #include <string>
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
-#include <ATen/Version.h>
 #include <ATen/core/dispatch/DispatchKeyExtractor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <torch/library.h>
-#include <torch/version.h>
+
+#include "torch_context.h"
 
 namespace {
 
@@ -207,11 +206,6 @@ BENCHMARK(ref_add_autograd);
 
 int main(int argc, char** argv) {
   if (!check_setup()) return 1;
-  benchmark::AddCustomContext("library", "libtorch");
-  benchmark::AddCustomContext("torch_version", TORCH_VERSION);
-  // What the runner's settings (ATEN_CPU_CAPABILITY, OMP_NUM_THREADS) came to.
-  benchmark::AddCustomContext("cpu_capability", at::get_cpu_capability());
-  benchmark::AddCustomContext("num_threads", std::to_string(at::get_num_threads()));
   benchmark::AddCustomContext("key_extraction",
                               "DispatchKeyExtractor::getDispatchKeySetUnboxed (see Note [libtorch key extraction])");
   benchmark::AddCustomContext("layers", "at::empty and view run through Autograd and ADInplaceOrView (no InferenceMode)");

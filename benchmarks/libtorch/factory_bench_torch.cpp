@@ -3,6 +3,8 @@
 
 #include <ATen/ATen.h>
 
+#include "torch_context.h"
+
 namespace {
 
 void zeros_4(benchmark::State& state) {

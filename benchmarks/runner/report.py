@@ -198,10 +198,10 @@ def markdown(rows: list[dict], ctx: dict) -> str:
 
     libs = ctx["infos"]
     L += ["", "## Libraries", ""]
-    lt = ctx.get("libtorch") or {}
-    if lt:
-        L.append(f"- libtorch {lt.get('torch_version', '?')} (C++, from the torch wheel), "
-                 f"capability {lt.get('cpu_capability', '?')} under the kept setting")
+    for suite, lt in (ctx.get("libtorch") or {}).items():
+        L.append(f"- libtorch ({suite} suite, C++, from the torch wheel): "
+                 + ", ".join(f"{k} {lt[k]}" for k in ("torch_version", "cpu_capability", "num_threads")
+                             if k in lt))
     for key, info in libs.items():
         extra = ", ".join(f"{k} {info[k]}" for k in ("threads", "capability") if k in info)
         L.append(f"- {key}: {info['lib']} {info.get('version', '?')}" + (f", {extra}" if extra else "")
