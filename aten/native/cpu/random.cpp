@@ -299,21 +299,27 @@ Tensor& random_cpu(Tensor& self, std::optional<Generator> generator) {
   return random_impl(self, random_default_range(self), generator);
 }
 
+// Writes 1 where element i's 53-bit uniform (two words) is below prob(i), else 0.
+template <class Prob>
+void fill_bernoulli(Tensor& self, int64_t n, const PhiloxStream& s, Prob prob) {
+  visit_real(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T one = from_int64<T>(1), zero = from_int64<T>(0);
+    fill_logical<T>(self, n, [&](T* out, int64_t b, int64_t e) {
+      s.for_each<2>(b, e, [&](int64_t i, const uint32_t* w) {
+        out[i] = unit_uniform<53>(w) < prob(i) ? one : zero;
+      });
+    });
+  });
+}
+
 Tensor& bernoulli_float_cpu(Tensor& self, double p, std::optional<Generator> generator) {
   check_bernoulli_args(self, p);
   const int64_t n = self.numel();
   // Two words per element: a 53-bit uniform, so small p keep their precision.
   const PhiloxStream s = philox_reserve(generator, static_cast<uint64_t>(n) * 2, "bernoulli_");
   if (n == 0) return self;
-  visit_real(self.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T one = from_int64<T>(1), zero = from_int64<T>(0);
-    fill_logical<T>(self, n, [&](T* out, int64_t b, int64_t e) {
-      s.for_each<2>(b, e, [&](int64_t i, const uint32_t* w) {
-        out[i] = unit_uniform<53>(w) < p ? one : zero;
-      });
-    });
-  });
+  fill_bernoulli(self, n, s, [p](int64_t) { return p; });
   return self;
 }
 
@@ -329,15 +335,7 @@ Tensor& bernoulli_tensor_cpu(Tensor& self, const Tensor& p, std::optional<Genera
   const int64_t n = self.numel();
   const PhiloxStream s = philox_reserve(generator, static_cast<uint64_t>(n) * 2, "bernoulli_");
   if (n == 0) return self;
-  visit_real(self.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T one = from_int64<T>(1), zero = from_int64<T>(0);
-    fill_logical<T>(self, n, [&](T* out, int64_t b, int64_t e) {
-      s.for_each<2>(b, e, [&](int64_t i, const uint32_t* w) {
-        out[i] = unit_uniform<53>(w) < probs[static_cast<size_t>(i)] ? one : zero;
-      });
-    });
-  });
+  fill_bernoulli(self, n, s, [&probs](int64_t i) { return probs[static_cast<size_t>(i)]; });
   return self;
 }
 
