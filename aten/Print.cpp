@@ -365,7 +365,7 @@ std::string to_string(const Tensor& t, const PrintOptions& options) {
   const std::string prefix = "tensor(";
   const auto indent = static_cast<int64_t>(prefix.size());
   const ScalarType dtype = t.scalar_type();
-  const std::string dtype_suffix = std::string("dtype=torch.") + scalar_type_name(dtype);
+  const std::string dtype_suffix = "dtype=" + options.dtype_prefix + scalar_type_name(dtype);
   std::vector<std::string> suffixes;
   std::string body;
   if (!t.device().is_cpu()) suffixes.push_back("device='" + t.device().str() + "'");
@@ -373,18 +373,19 @@ std::string to_string(const Tensor& t, const PrintOptions& options) {
     // Meta tensors have no values. Other devices print the same way until copies to the
     // CPU exist (PyTorch prints their values).
     suffixes.push_back("size=" + shape_str(t.sizes()));
-    if (dtype != ScalarType::Float) suffixes.push_back(dtype_suffix);
+    if (dtype != get_default_dtype()) suffixes.push_back(dtype_suffix);
     body = "...";
   } else if (t.numel() == 0) {
     // Like NumPy, the shape shows when it is not (0,), and so does the dtype (even int64,
     // which no element can imply).
     if (t.dim() != 1) suffixes.push_back("size=" + shape_str(t.sizes()));
-    if (dtype != ScalarType::Float) suffixes.push_back(dtype_suffix);
+    if (dtype != get_default_dtype()) suffixes.push_back(dtype_suffix);
     body = "[]";
   } else {
     if (options.edgeitems == 0) suffixes.push_back("size=" + shape_str(t.sizes()));
-    // PyTorch omits the default dtype of each kind (the default float dtype is float32).
-    const bool default_dtype = dtype == ScalarType::Float || dtype == ScalarType::ComplexFloat ||
+    // PyTorch omits the default dtype of each kind (get_default_dtype(), float32 unless set).
+    const bool default_dtype = dtype == get_default_dtype() ||
+                               dtype == get_default_complex_dtype() ||
                                dtype == ScalarType::Long || dtype == ScalarType::Bool;
     if (!default_dtype) suffixes.push_back(dtype_suffix);
     body = Printer(t, options).tensor_str(0, 0, indent);

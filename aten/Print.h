@@ -21,6 +21,9 @@ struct PrintOptions {
   int64_t linewidth = 80;
   /// Scientific notation forced on or off; unset lets the values decide, as PyTorch does.
   std::optional<bool> sci_mode;
+  /// What precedes a dtype's name in `dtype=...` ("torch." as PyTorch prints; the Python
+  /// module sets "ember.").
+  std::string dtype_prefix = "torch.";
 };
 
 /// The options to_string and operator<< use (process-wide, like PyTorch's).

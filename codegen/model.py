@@ -23,7 +23,11 @@ DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "MkldnnCPU", "SparseCPU",
                  "Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
 KNOWN_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "doc",
-              "autograd", "device_check")
+              "autograd", "device_check", "python_module")
+
+# Where a function appears in Python besides methods: ember.<op> by default, else
+# ember.nn.functional, ember.linalg (name without "linalg_"), ember.special ("special_").
+PYTHON_MODULES = ("nn", "linalg", "special")
 
 
 class ModelError(Exception):
@@ -204,6 +208,7 @@ class NativeFunction:
     doc: str
     autograd: tuple[tuple[str, str], ...]
     loc: str  # "file:line"
+    python_module: str | None = None
 
     @property
     def name(self) -> str:
@@ -295,6 +300,10 @@ def _entry(path: Path, item) -> NativeFunction:
     autograd = item.get("autograd") or {}
     if not isinstance(autograd, dict):
         raise ModelError(f"{loc}: 'autograd' must map inputs to formulas")
+    python_module = item.get("python_module")
+    if python_module is not None and python_module not in PYTHON_MODULES:
+        raise ModelError(f"{loc}: unknown python_module '{python_module}'; expected one of "
+                         f"{', '.join(PYTHON_MODULES)}")
     if not dispatch and not delegate:
         # As in PyTorch: no dispatch means a CompositeImplicitAutograd kernel named after the op.
         dispatch = [("CompositeImplicitAutograd", schema.name)]
@@ -303,7 +312,7 @@ def _entry(path: Path, item) -> NativeFunction:
         structured_delegate=str(delegate) if delegate else None,
         doc=str(item.get("doc", "")).strip(),
         autograd=tuple((str(k), str(v)) for k, v in autograd.items() if k != "__line__"),
-        loc=loc)
+        loc=loc, python_module=python_module)
 
 
 def _validate(functions: list[NativeFunction]) -> None:

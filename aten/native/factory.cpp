@@ -102,10 +102,10 @@ ScalarType full_dtype(const Scalar& value) {
   switch (value.kind()) {
     case Scalar::Kind::Bool: return ScalarType::Bool;
     case Scalar::Kind::Int: return ScalarType::Long;
-    case Scalar::Kind::Double: return ScalarType::Float;
-    case Scalar::Kind::Complex: return ScalarType::ComplexFloat;
+    case Scalar::Kind::Double: return get_default_dtype();
+    case Scalar::Kind::Complex: return get_default_complex_dtype();
   }
-  return ScalarType::Float;
+  return get_default_dtype();
 }
 
 Tensor filled(const char* op, IntArrayRef size, const Scalar& value, ScalarType dtype,
@@ -145,7 +145,7 @@ Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optiona
                  std::optional<MemoryFormat> memory_format) {
   check_empty_args(layout, memory_format);
   static const DispatchKeySet cpu_keys = tensor_key_set(Device(DeviceType::CPU));
-  return empty_with_keys(size, dtype.value_or(ScalarType::Float), Device(DeviceType::CPU), cpu_keys);
+  return empty_with_keys(size, dtype.value_or(get_default_dtype()), Device(DeviceType::CPU), cpu_keys);
 }
 
 Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -153,7 +153,7 @@ Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::option
                   std::optional<MemoryFormat> memory_format) {
   check_empty_args(layout, memory_format);
   static const DispatchKeySet meta_keys = tensor_key_set(Device(DeviceType::Meta));
-  return empty_with_keys(size, dtype.value_or(ScalarType::Float), Device(DeviceType::Meta),
+  return empty_with_keys(size, dtype.value_or(get_default_dtype()), Device(DeviceType::Meta),
                          meta_keys);
 }
 
@@ -162,7 +162,7 @@ Tensor empty_strided_cpu(IntArrayRef size, IntArrayRef stride, std::optional<Sca
                          std::optional<bool> pin_memory) {
   check_empty_args(layout, std::nullopt);
   static const DispatchKeySet cpu_keys = tensor_key_set(Device(DeviceType::CPU));
-  return empty_strided_with_keys(size, stride, dtype.value_or(ScalarType::Float),
+  return empty_strided_with_keys(size, stride, dtype.value_or(get_default_dtype()),
                                  Device(DeviceType::CPU), cpu_keys);
 }
 
@@ -171,7 +171,7 @@ Tensor empty_strided_meta(IntArrayRef size, IntArrayRef stride, std::optional<Sc
                           std::optional<bool> pin_memory) {
   check_empty_args(layout, std::nullopt);
   static const DispatchKeySet meta_keys = tensor_key_set(Device(DeviceType::Meta));
-  return empty_strided_with_keys(size, stride, dtype.value_or(ScalarType::Float),
+  return empty_strided_with_keys(size, stride, dtype.value_or(get_default_dtype()),
                                  Device(DeviceType::Meta), meta_keys);
 }
 
@@ -199,12 +199,12 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
 
 Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
              std::optional<Device> device, std::optional<bool> pin_memory) {
-  return filled("zeros", size, 0, dtype.value_or(ScalarType::Float), layout, device, pin_memory);
+  return filled("zeros", size, 0, dtype.value_or(get_default_dtype()), layout, device, pin_memory);
 }
 
 Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
             std::optional<Device> device, std::optional<bool> pin_memory) {
-  return filled("ones", size, 1, dtype.value_or(ScalarType::Float), layout, device, pin_memory);
+  return filled("ones", size, 1, dtype.value_or(get_default_dtype()), layout, device, pin_memory);
 }
 
 Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
@@ -235,7 +235,7 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<Sca
 
 Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                      std::optional<Device> device, std::optional<bool> pin_memory) {
-  const ScalarType dt = dtype.value_or(ScalarType::Float);
+  const ScalarType dt = dtype.value_or(get_default_dtype());
   check_fill_value("scalar_tensor", "s", s, dt);
   Tensor t = ember::empty(IntArrayRef(), dt, layout, device, pin_memory, std::nullopt);
   return ember::fill_(t, s);
@@ -248,7 +248,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
               std::optional<Device> device, std::optional<bool> pin_memory) {
   auto integral = [](const Scalar& s) { return s.is_integral() || s.is_bool(); };
   const bool all_integral = integral(start) && integral(end) && integral(step);
-  const ScalarType dt = dtype.value_or(all_integral ? ScalarType::Long : ScalarType::Float);
+  const ScalarType dt = dtype.value_or(all_integral ? ScalarType::Long : get_default_dtype());
   arange_size(start, end, step, dt);  // checks before allocating
   Tensor out = ember::empty({0}, dt, layout, device, pin_memory, std::nullopt);
   return ember::arange_out(out, start, end, step);
@@ -332,8 +332,8 @@ void check_space_args(const char* op, const Scalar& start, const Scalar& end, in
 
 namespace {
 ScalarType space_dtype(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype) {
-  return dtype.value_or(start.is_complex() || end.is_complex() ? ScalarType::ComplexFloat
-                                                               : ScalarType::Float);
+  return dtype.value_or(start.is_complex() || end.is_complex() ? get_default_complex_dtype()
+                                                               : get_default_dtype());
 }
 }  // namespace
 

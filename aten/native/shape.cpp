@@ -1,5 +1,6 @@
-// Shape ops that only change a tensor's geometry: view.
+// Shape ops that only change a tensor's geometry: view, select.
 #include "ember/generated/NativeFunctions.h"
+#include "c10/util/DimVector.h"
 #include "c10/util/Exception.h"
 
 namespace ember {
@@ -80,6 +81,29 @@ Tensor view_strided(const Tensor& self, IntArrayRef size) {
   TensorImpl* src = self.impl();
   auto impl = make_intrusive<TensorImpl>(src->storage(), src->key_set(), src->dtype());
   impl->set_sizes_and_strides(geometry.sizes(), geometry.strides(), src->storage_offset());
+  impl->share_version_counter(*src);
+  return Tensor(std::move(impl));
+}
+
+Tensor select_strided(const Tensor& self, int64_t dim, int64_t index) {
+  const int64_t ndim = self.dim();
+  EMBER_CHECK_INDEX(ndim > 0, "select(): cannot be applied to a 0-dim tensor");
+  EMBER_CHECK_INDEX(dim >= -ndim && dim < ndim, "select(): dimension out of range (expected to "
+                    "be in range of [", -ndim, ", ", ndim - 1, "], but got ", dim, ")");
+  if (dim < 0) dim += ndim;
+  const int64_t size = self.sizes()[dim];
+  EMBER_CHECK_INDEX(index >= -size && index < size, "select(): index ", index, " out of range "
+                    "for tensor of size ", self.sizes(), " at dimension ", dim);
+  if (index < 0) index += size;
+  TensorImpl* src = self.impl();
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (d == dim) continue;
+    sizes.push_back(self.sizes()[d]);
+    strides.push_back(self.strides()[d]);
+  }
+  auto impl = make_intrusive<TensorImpl>(src->storage(), src->key_set(), src->dtype());
+  impl->set_sizes_and_strides(sizes, strides, src->storage_offset() + index * self.strides()[dim]);
   impl->share_version_counter(*src);
   return Tensor(std::move(impl));
 }

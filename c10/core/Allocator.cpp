@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <malloc.h>
 #include <new>
 
 #include "c10/util/Exception.h"
@@ -9,7 +10,16 @@
 namespace ember {
 namespace {
 
-void cpu_free(void* p) { std::free(p); }
+// Note [CPU allocator counters]: relaxed atomic adds per allocation and per free; bytes
+// are the block's usable size, asked of malloc both ways, so the two always balance.
+std::atomic<int64_t> live_blocks{0};
+std::atomic<int64_t> live_bytes{0};
+
+void cpu_free(void* p) {
+  live_blocks.fetch_sub(1, std::memory_order_relaxed);
+  live_bytes.fetch_sub(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+  std::free(p);
+}
 
 class CpuAllocator final : public Allocator {
  public:
@@ -18,6 +28,8 @@ class CpuAllocator final : public Allocator {
     size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
     void* p = std::aligned_alloc(kCpuAlignment, rounded);
     EMBER_CHECK(p != nullptr, "CPU allocator: out of memory allocating ", nbytes, " bytes");
+    live_blocks.fetch_add(1, std::memory_order_relaxed);
+    live_bytes.fetch_add(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
     return DataPtr(p, p, &cpu_free, Device(DeviceType::CPU));
   }
 };
@@ -37,6 +49,10 @@ std::atomic<Allocator*> allocators[] = {&cpu_alloc, nullptr, &meta_alloc, nullpt
 }  // namespace
 
 Allocator* cpu_allocator() { return &cpu_alloc; }
+
+CpuAllocatorStats cpu_allocator_stats() {
+  return {live_blocks.load(std::memory_order_relaxed), live_bytes.load(std::memory_order_relaxed)};
+}
 
 Allocator* get_allocator(DeviceType t) {
   Allocator* a = allocators[static_cast<int>(t)].load(std::memory_order_acquire);

@@ -60,6 +60,14 @@ inline constexpr size_t kCpuAlignment = 64;
 
 /// The process-wide CPU allocator: 64-byte-aligned blocks.
 EMBER_API Allocator* cpu_allocator();
+
+/// Live blocks and bytes of the CPU allocator (leak tests read these).
+struct CpuAllocatorStats {
+  int64_t live_blocks = 0;
+  int64_t live_bytes = 0;
+};
+/// The CPU allocator's counters now.
+EMBER_API CpuAllocatorStats cpu_allocator_stats();
 /// The allocator registered for a device type; throws if none is.
 EMBER_API Allocator* get_allocator(DeviceType t);
 /// Registers the allocator for a device type (an out-of-tree device brings its own).

@@ -1,5 +1,7 @@
 #include "c10/core/ScalarType.h"
 
+#include <atomic>
+
 #include "c10/util/Exception.h"
 
 namespace ember {
@@ -30,6 +32,24 @@ std::optional<ScalarType> parse_scalar_type(std::string_view name) {
     if (a.name == name) return a.type;
   }
   return std::nullopt;
+}
+
+namespace {
+std::atomic<ScalarType> default_dtype{ScalarType::Float};
+}  // namespace
+
+ScalarType get_default_dtype() { return default_dtype.load(std::memory_order_relaxed); }
+
+void set_default_dtype(ScalarType t) {
+  EMBER_CHECK_TYPE(is_floating_point(t),
+                   "set_default_dtype(): expected a floating-point dtype (float16, bfloat16, "
+                   "float32 or float64), but got ", scalar_type_name(t));
+  default_dtype.store(t, std::memory_order_relaxed);
+}
+
+ScalarType get_default_complex_dtype() {
+  return get_default_dtype() == ScalarType::Double ? ScalarType::ComplexDouble
+                                                   : ScalarType::ComplexFloat;
 }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {

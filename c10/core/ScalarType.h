@@ -54,6 +54,15 @@ constexpr bool is_integral(ScalarType t, bool include_bool) {
          (include_bool && t == ScalarType::Bool);
 }
 
+/// The floating-point type factories use when none is given (float32 until changed), as
+/// torch.get_default_dtype.
+EMBER_API ScalarType get_default_dtype();
+/// Sets the default floating-point type; throws TypeError unless it is float16, bfloat16,
+/// float32 or float64. Process-wide, like PyTorch's.
+EMBER_API void set_default_dtype(ScalarType t);
+/// The complex type matching the default dtype (complex64 for float32, else complex128).
+EMBER_API ScalarType get_default_complex_dtype();
+
 /// The smallest type both a and b convert to without loss, as torch.promote_types does.
 /// Throws TypeError for Undefined.
 EMBER_API ScalarType promote_types(ScalarType a, ScalarType b);

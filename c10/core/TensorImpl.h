@@ -85,6 +85,11 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
     autograd_meta_ = std::move(meta);
   }
 
+  /// The Python object wrapping this tensor, if one is alive (python/csrc/PyTensor.cpp);
+  /// not owned. Read and written only with the GIL held.
+  void* pyobj() const { return pyobj_; }
+  void set_pyobj(void* obj) { pyobj_ = obj; }
+
   /// The impl every undefined Tensor points to: never null, never refcounted.
   static TensorImpl* undefined() { return &undefined_; }
 
@@ -107,6 +112,7 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   Device device_ = Device(DeviceType::CPU);
   mutable std::atomic<VersionCounter*> version_{nullptr};
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  void* pyobj_ = nullptr;
 };
 
 }  // namespace ember

@@ -1,0 +1,161 @@
+// ember._C: the extension module behind the `ember` package.
+
+#include <pybind11/pybind11.h>
+
+#include "aten/Print.h"
+#include "aten/native/cpu/PhiloxGenerator.h"
+#include "c10/core/Allocator.h"
+#include "c10/core/Threads.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/Functions.h"
+#include "python/csrc/Bindings.h"
+#include "python/csrc/Convert.h"
+#include "python/csrc/Exceptions.h"
+#include "python/csrc/PyTensor.h"
+#include "python/csrc/PyTypes.h"
+
+namespace py = pybind11;
+
+namespace ember::python {
+namespace {
+
+PyObject* set_tensor_class(PyObject*, PyObject* cls) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK_TYPE(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls),
+                                                         &TensorBaseType),
+                   "_set_tensor_class(): expected a subclass of TensorBase");
+  Py_INCREF(cls);
+  tensor_class = reinterpret_cast<PyTypeObject*>(cls);
+  Py_RETURN_NONE;
+  EMBER_PY_END(nullptr)
+}
+
+PyObject* from_numpy(PyObject*, PyObject* array) {
+  EMBER_PY_BEGIN
+  return wrap(tensor_from_numpy(array));
+  EMBER_PY_END(nullptr)
+}
+
+PyObject* from_dlpack(PyObject*, PyObject* obj) {
+  EMBER_PY_BEGIN
+  return wrap(tensor_from_dlpack(obj));
+  EMBER_PY_END(nullptr)
+}
+
+// tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False)
+PyObject* tensor(PyObject*, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_BEGIN
+  static const char* kwlist[] = {"data", "dtype", "device", "requires_grad", "pin_memory", nullptr};
+  PyObject* data = nullptr;
+  PyObject* dtype = Py_None;
+  PyObject* device = Py_None;
+  int requires_grad = 0;
+  int pin_memory = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOpp:tensor", const_cast<char**>(kwlist),
+                                   &data, &dtype, &device, &requires_grad, &pin_memory)) {
+    return nullptr;
+  }
+  std::optional<ScalarType> st;
+  if (dtype != Py_None) {
+    st = to_scalar_type(dtype);
+    EMBER_CHECK_TYPE(st.has_value(), "tensor(): expected 'dtype' to be an ember.dtype, but got ",
+                     Py_TYPE(dtype)->tp_name);
+  }
+  std::optional<Device> dev;
+  if (device != Py_None) dev = to_device(device);
+  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory, "tensor(): pin_memory=True needs a CUDA build");
+  Tensor t = tensor_from_python(data, st, dev);
+  if (requires_grad) {
+    EMBER_CHECK(is_floating_point(t.dtype()) || is_complex(t.dtype()),
+                "Only Tensors of floating point and complex dtype can require gradients, but got ",
+                t.dtype());
+  }
+  PyObject* obj = wrap(std::move(t));
+  reinterpret_cast<PyTensor*>(obj)->requires_grad = requires_grad;
+  return obj;
+  EMBER_PY_END(nullptr)
+}
+
+PyMethodDef module_functions[] = {
+    {"_set_tensor_class", set_tensor_class, METH_O, "Sets the class wrap() instantiates."},
+    {"from_numpy", from_numpy, METH_O, "A tensor sharing the memory of a numpy array."},
+    {"from_dlpack", from_dlpack, METH_O, "A tensor sharing the memory of a DLPack producer."},
+    {"tensor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(tensor)),
+     METH_VARARGS | METH_KEYWORDS, "A new tensor copied from data (nested lists, numbers, arrays)."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyObject* submodule(PyObject* parent, const char* name, PyMethodDef* table) {
+  PyObject* m = checked(PyModule_New(name));
+  add_functions(m, table);
+  if (PyModule_AddObject(parent, name, m) < 0) {
+    Py_DECREF(m);
+    throw PythonError();
+  }
+  return m;
+}
+
+}  // namespace
+}  // namespace ember::python
+
+PYBIND11_MODULE(_C, m) {
+  using namespace ember::python;
+  PyObject* mod = m.ptr();
+  try {
+    init_numpy();
+    init_types(mod);
+    const BindingTables tables = native_bindings();
+    init_tensor_type(mod, tables.methods);
+    add_functions(mod, module_functions);
+    submodule(mod, "_functions", tables.functions);
+    submodule(mod, "_nn", tables.nn);
+    submodule(mod, "_linalg", tables.linalg);
+    submodule(mod, "_special", tables.special);
+  } catch (const PythonError&) {
+    throw py::error_already_set();
+  }
+  ember::PrintOptions options = ember::print_options();
+  options.dtype_prefix = "ember.";
+  ember::set_print_options(options);
+
+  m.def("get_default_dtype", [] { return py::reinterpret_borrow<py::object>(dtype_object(ember::get_default_dtype())); },
+        "The floating-point dtype factories use by default.");
+  m.def("set_default_dtype", [](py::handle d) {
+    const auto t = to_scalar_type(d.ptr());
+    if (!t) throw py::type_error("set_default_dtype(): expected an ember.dtype");
+    ember::set_default_dtype(*t);
+  }, "Sets the default floating-point dtype.");
+  m.def("get_num_threads", &ember::get_num_threads, "Threads CPU kernels may use.");
+  m.def("set_num_threads", &ember::set_num_threads, "Sets the threads CPU kernels may use.");
+  m.def("_allocator_stats", [] {
+    const auto s = ember::cpu_allocator_stats();
+    return py::make_tuple(s.live_blocks, s.live_bytes);
+  }, "(live blocks, live bytes) of the CPU allocator.");
+  m.def("_get_printoptions", [] {
+    const auto o = ember::print_options();
+    py::dict d;
+    d["precision"] = o.precision;
+    d["threshold"] = o.threshold;
+    d["edgeitems"] = o.edgeitems;
+    d["linewidth"] = o.linewidth;
+    d["sci_mode"] = o.sci_mode ? py::object(py::bool_(*o.sci_mode)) : py::none();
+    return d;
+  });
+  m.def("_set_printoptions", [](int64_t precision, double threshold, int64_t edgeitems,
+                                int64_t linewidth, py::object sci_mode) {
+    ember::PrintOptions o = ember::print_options();
+    o.precision = precision;
+    o.threshold = threshold;
+    o.edgeitems = edgeitems;
+    o.linewidth = linewidth;
+    o.sci_mode = sci_mode.is_none() ? std::nullopt : std::optional<bool>(sci_mode.cast<bool>());
+    ember::set_print_options(o);
+  });
+  // C++ exceptions raised inside pybind11-bound functions map as in every other binding.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const ember::Error&) {
+      set_python_error_from_current_exception();
+    }
+  });
+}

@@ -1,0 +1,384 @@
+#include "python/csrc/PyTensor.h"
+
+#include <vector>
+
+#include "aten/Print.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/Functions.h"
+#include "python/csrc/Convert.h"
+#include "python/csrc/Exceptions.h"
+#include "python/csrc/PyTypes.h"
+
+namespace ember::python {
+
+PyTypeObject TensorBaseType = {PyVarObject_HEAD_INIT(nullptr, 0) "ember._C.TensorBase"};
+PyTypeObject* tensor_class = &TensorBaseType;
+
+PyObject* wrap(Tensor t) {
+  if (!t.defined()) Py_RETURN_NONE;
+  TensorImpl* impl = t.impl();
+  if (auto* existing = static_cast<PyObject*>(impl->pyobj())) return Py_NewRef(existing);
+  PyObject* obj = tensor_class->tp_alloc(tensor_class, 0);
+  if (!obj) throw PythonError();
+  auto* self = reinterpret_cast<PyTensor*>(obj);
+  new (&self->tensor) Tensor(std::move(t));
+  self->requires_grad = false;
+  impl->set_pyobj(obj);
+  return obj;
+}
+
+PyObject* wrap(const Scalar& s) {
+  switch (s.kind()) {
+    case Scalar::Kind::Bool: return PyBool_FromLong(s.to<bool>());
+    case Scalar::Kind::Int: return PyLong_FromLongLong(s.to_long());
+    case Scalar::Kind::Double: return PyFloat_FromDouble(s.to_double());
+    case Scalar::Kind::Complex: {
+      const auto c = s.to_complex();
+      return PyComplex_FromDoubles(c.real(), c.imag());
+    }
+  }
+  Py_RETURN_NONE;
+}
+
+namespace {
+
+PyTensor* as_pt(PyObject* o) { return reinterpret_cast<PyTensor*>(o); }
+const Tensor& self_t(PyObject* o) { return as_pt(o)->tensor; }
+
+PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_BEGIN
+  // The legacy constructor: Tensor() is empty, Tensor(2, 3) uninitialised of that size,
+  // Tensor(data) copies data; always of the default dtype, as torch.Tensor.
+  EMBER_CHECK_TYPE(!kwargs || PyDict_GET_SIZE(kwargs) == 0,
+                   "Tensor(): takes no keyword arguments");
+  const Py_ssize_t n = PyTuple_GET_SIZE(args);
+  Tensor t;
+  bool all_ints = true;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(args, i);
+    all_ints = all_ints && PyLong_Check(a) && !PyBool_Check(a);
+  }
+  if (all_ints) {
+    std::vector<int64_t> sizes;
+    for (Py_ssize_t i = 0; i < n; ++i) sizes.push_back(PyLong_AsLongLong(PyTuple_GET_ITEM(args, i)));
+    if (PyErr_Occurred()) throw PythonError();
+    t = empty(sizes, TensorOptions().dtype(get_default_dtype()));
+  } else {
+    EMBER_CHECK_TYPE(n == 1, "Tensor(): expected sizes (ints) or one sequence of data");
+    t = tensor_from_python(PyTuple_GET_ITEM(args, 0), get_default_dtype(), std::nullopt);
+  }
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) return nullptr;
+  new (&as_pt(obj)->tensor) Tensor(std::move(t));
+  as_pt(obj)->requires_grad = false;
+  as_pt(obj)->tensor.impl()->set_pyobj(obj);
+  return obj;
+  EMBER_PY_END(nullptr)
+}
+
+void tensor_dealloc(PyObject* obj) {
+  PyTensor* self = as_pt(obj);
+  TensorImpl* impl = self->tensor.impl();
+  if (impl->defined() && impl->pyobj() == obj) impl->set_pyobj(nullptr);
+  self->tensor.~Tensor();
+  Py_TYPE(obj)->tp_free(obj);
+}
+
+PyObject* tensor_repr(PyObject* self) {
+  EMBER_PY_BEGIN
+  std::string s = to_string(self_t(self));
+  if (as_pt(self)->requires_grad) {
+    s.insert(s.size() - 1, ", requires_grad=True");
+  }
+  return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+  EMBER_PY_END(nullptr)
+}
+
+// ---- properties -------------------------------------------------------------------------
+
+PyObject* get_shape(PyObject* self, void*) {
+  EMBER_PY_BEGIN
+  return size_object(self_t(self).sizes());
+  EMBER_PY_END(nullptr)
+}
+PyObject* get_dtype(PyObject* self, void*) { return Py_NewRef(dtype_object(self_t(self).dtype())); }
+PyObject* get_layout(PyObject* self, void*) { return Py_NewRef(layout_object(self_t(self).layout())); }
+PyObject* get_device(PyObject* self, void*) {
+  EMBER_PY_BEGIN
+  return device_object(self_t(self).device());
+  EMBER_PY_END(nullptr)
+}
+PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(self_t(self).dim()); }
+PyObject* get_is_cpu(PyObject* self, void*) { return PyBool_FromLong(self_t(self).device().is_cpu()); }
+PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(self_t(self).device().is_cuda()); }
+PyObject* get_is_meta(PyObject* self, void*) {
+  return PyBool_FromLong(self_t(self).device().type() == DeviceType::Meta);
+}
+PyObject* get_itemsize(PyObject* self, void*) { return PyLong_FromSize_t(self_t(self).element_size()); }
+PyObject* get_nbytes(PyObject* self, void*) {
+  const Tensor& t = self_t(self);
+  return PyLong_FromLongLong(t.numel() * static_cast<int64_t>(t.element_size()));
+}
+PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(as_pt(self)->requires_grad); }
+int set_requires_grad(PyObject* self, PyObject* value, void*) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK_TYPE(value && PyBool_Check(value),
+                   "requires_grad: expected a bool, but got ", value ? Py_TYPE(value)->tp_name : "deletion");
+  const bool flag = value == Py_True;
+  const ScalarType t = self_t(self).dtype();
+  EMBER_CHECK(!flag || is_floating_point(t) || is_complex(t),
+              "only Tensors of floating point and complex dtype can require gradients, but got ", t);
+  as_pt(self)->requires_grad = flag;
+  return 0;
+  EMBER_PY_END(-1)
+}
+PyObject* get_is_leaf(PyObject*, void*) { Py_RETURN_TRUE; }
+PyObject* get_none(PyObject*, void*) { Py_RETURN_NONE; }
+
+PyGetSetDef tensor_getset[] = {
+    {"shape", get_shape, nullptr, "The sizes (an ember.Size).", nullptr},
+    {"dtype", get_dtype, nullptr, "The element type.", nullptr},
+    {"layout", get_layout, nullptr, "The memory layout.", nullptr},
+    {"device", get_device, nullptr, "Where the elements live.", nullptr},
+    {"ndim", get_ndim, nullptr, "The number of dimensions.", nullptr},
+    {"is_cpu", get_is_cpu, nullptr, "Whether the tensor is on the CPU.", nullptr},
+    {"is_cuda", get_is_cuda, nullptr, "Whether the tensor is on a CUDA device.", nullptr},
+    {"is_meta", get_is_meta, nullptr, "Whether the tensor is on the meta device.", nullptr},
+    {"itemsize", get_itemsize, nullptr, "Bytes per element.", nullptr},
+    {"nbytes", get_nbytes, nullptr, "Bytes of the elements (numel * itemsize).", nullptr},
+    {"requires_grad", get_requires_grad, set_requires_grad,
+     "Whether gradients are to be computed for this tensor (a flag until autograd lands).", nullptr},
+    {"is_leaf", get_is_leaf, nullptr, "True until autograd records graphs.", nullptr},
+    {"grad", get_none, nullptr, "None until autograd lands.", nullptr},
+    {"grad_fn", get_none, nullptr, "None until autograd lands.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// ---- methods ----------------------------------------------------------------------------
+
+int64_t wrap_dim(const Tensor& t, PyObject* dim_obj, const char* op) {
+  EMBER_CHECK_TYPE(PyLong_Check(dim_obj) && !PyBool_Check(dim_obj), op,
+                   "(): expected 'dim' to be an int, but got ", Py_TYPE(dim_obj)->tp_name);
+  const int64_t dim = PyLong_AsLongLong(dim_obj);
+  if (PyErr_Occurred()) throw PythonError();
+  const int64_t n = std::max<int64_t>(t.dim(), 1);
+  EMBER_CHECK_INDEX(dim >= -n && dim < n, op, "(): dimension out of range (expected to be in "
+                    "range of [", -n, ", ", n - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+PyObject* one_optional_arg(PyObject* args, PyObject* kwargs, const char* op, const char* name) {
+  static_cast<void>(name);
+  PyObject* value = Py_None;
+  const Py_ssize_t n = PyTuple_GET_SIZE(args);
+  const Py_ssize_t nk = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+  EMBER_CHECK_TYPE(n + nk <= 1, op, "() takes at most 1 argument (", n + nk, " given)");
+  if (n == 1) value = PyTuple_GET_ITEM(args, 0);
+  if (nk == 1) {
+    value = PyDict_GetItemString(kwargs, name);
+    EMBER_CHECK_TYPE(value != nullptr, op, "() got an unexpected keyword argument");
+  }
+  return value;
+}
+
+PyObject* m_size(PyObject* self, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_BEGIN
+  const Tensor& t = self_t(self);
+  PyObject* dim = one_optional_arg(args, kwargs, "size", "dim");
+  if (dim == Py_None) return size_object(t.sizes());
+  if (t.dim() == 0) {
+    EMBER_CHECK_INDEX(false, "size(): dimension specified as ", PyLong_AsLongLong(dim),
+                      " but tensor has no dimensions");
+  }
+  return PyLong_FromLongLong(t.sizes()[wrap_dim(t, dim, "size")]);
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_stride(PyObject* self, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_BEGIN
+  const Tensor& t = self_t(self);
+  PyObject* dim = one_optional_arg(args, kwargs, "stride", "dim");
+  if (dim == Py_None) {
+    PyObject* tup = checked(PyTuple_New(t.dim()));
+    for (int64_t i = 0; i < t.dim(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(t.strides()[i]));
+    return tup;
+  }
+  if (t.dim() == 0) {
+    EMBER_CHECK_INDEX(false, "stride(): dimension specified as ", PyLong_AsLongLong(dim),
+                      " but tensor has no dimensions");
+  }
+  return PyLong_FromLongLong(t.strides()[wrap_dim(t, dim, "stride")]);
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_t(self).dim()); }
+PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_t(self).numel()); }
+PyObject* m_storage_offset(PyObject* self, PyObject*) {
+  return PyLong_FromLongLong(self_t(self).storage_offset());
+}
+PyObject* m_element_size(PyObject* self, PyObject*) {
+  return PyLong_FromSize_t(self_t(self).element_size());
+}
+PyObject* m_data_ptr(PyObject* self, PyObject*) {
+  return PyLong_FromVoidPtr(self_t(self).impl()->data());
+}
+PyObject* m_is_contiguous(PyObject* self, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_BEGIN
+  PyObject* mf = one_optional_arg(args, kwargs, "is_contiguous", "memory_format");
+  if (mf != Py_None) {
+    EMBER_CHECK_TYPE(is_memory_format(mf), "is_contiguous(): expected 'memory_format' to be an "
+                     "ember.memory_format, but got ", Py_TYPE(mf)->tp_name);
+    const MemoryFormat m = reinterpret_cast<PyMemoryFormat*>(mf)->memory_format;
+    EMBER_CHECK_NOT_IMPLEMENTED(m == MemoryFormat::Contiguous || m == MemoryFormat::Preserve,
+                                "is_contiguous(): only ember.contiguous_format is supported yet");
+  }
+  return PyBool_FromLong(self_t(self).impl()->is_contiguous());
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_is_floating_point(PyObject* self, PyObject*) {
+  return PyBool_FromLong(is_floating_point(self_t(self).dtype()));
+}
+PyObject* m_is_complex(PyObject* self, PyObject*) {
+  return PyBool_FromLong(is_complex(self_t(self).dtype()));
+}
+PyObject* m_requires_grad_(PyObject* self, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_BEGIN
+  PyObject* flag = one_optional_arg(args, kwargs, "requires_grad_", "requires_grad");
+  if (set_requires_grad(self, flag == Py_None ? Py_True : flag, nullptr) < 0) return nullptr;
+  return Py_NewRef(self);
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_tolist(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  return tensor_to_list(self_t(self));
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_numpy(PyObject* self, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_BEGIN
+  PyObject* force = one_optional_arg(args, kwargs, "numpy", "force");
+  EMBER_CHECK(force == Py_None || force == Py_True || force == Py_False || !as_pt(self)->requires_grad,
+              "numpy(): expected 'force' to be a bool");
+  if (force != Py_True) {
+    EMBER_CHECK(!as_pt(self)->requires_grad, "Can't call numpy() on Tensor that requires grad. "
+                "Use tensor.detach().numpy() instead.");
+  }
+  return tensor_to_numpy(self);
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_dlpack(PyObject* self, PyObject* args, PyObject* kwargs) {
+  EMBER_PY_BEGIN
+  return tensor_to_dlpack(self, args, kwargs);
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_dlpack_device(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  return dlpack_device(self_t(self));
+  EMBER_PY_END(nullptr)
+}
+
+std::vector<PyMethodDef> hand_methods = {
+    {"size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_size)),
+     METH_VARARGS | METH_KEYWORDS, "size(dim=None): the sizes, or the size of one dimension."},
+    {"stride", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_stride)),
+     METH_VARARGS | METH_KEYWORDS, "stride(dim=None): the strides in elements."},
+    {"dim", m_dim, METH_NOARGS, "The number of dimensions."},
+    {"ndimension", m_dim, METH_NOARGS, "The number of dimensions."},
+    {"numel", m_numel, METH_NOARGS, "The number of elements."},
+    {"nelement", m_numel, METH_NOARGS, "The number of elements."},
+    {"storage_offset", m_storage_offset, METH_NOARGS, "The offset into the storage, in elements."},
+    {"element_size", m_element_size, METH_NOARGS, "Bytes per element."},
+    {"data_ptr", m_data_ptr, METH_NOARGS, "The address of the first element."},
+    {"is_contiguous", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_is_contiguous)),
+     METH_VARARGS | METH_KEYWORDS, "Whether the elements are dense in row-major order."},
+    {"is_floating_point", m_is_floating_point, METH_NOARGS, "Whether the dtype is a float type."},
+    {"is_complex", m_is_complex, METH_NOARGS, "Whether the dtype is complex."},
+    {"requires_grad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_requires_grad_)),
+     METH_VARARGS | METH_KEYWORDS, "Sets requires_grad in place; returns self."},
+    {"tolist", m_tolist, METH_NOARGS, "The elements as (nested) Python lists of numbers."},
+    {"numpy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_numpy)),
+     METH_VARARGS | METH_KEYWORDS, "A numpy array sharing this tensor's memory."},
+    {"__dlpack__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_dlpack)),
+     METH_VARARGS | METH_KEYWORDS, "A DLPack capsule sharing this tensor's memory."},
+    {"__dlpack_device__", m_dlpack_device, METH_NOARGS, "(device type, index) in DLPack's codes."},
+};
+
+// ---- number protocol: conversions --------------------------------------------------------
+
+Scalar single_value(PyObject* self, const char* what) {
+  const Tensor& t = self_t(self);
+  EMBER_CHECK(t.numel() == 1, what, t.numel() == 0 ? " of Tensor with no values is ambiguous"
+                                                   : " of Tensor with more than one value is ambiguous");
+  return t.item();
+}
+int nb_bool(PyObject* self) {
+  EMBER_PY_BEGIN
+  const Scalar s = single_value(self, "Boolean value");
+  if (s.is_complex()) return s.to_complex() != std::complex<double>(0, 0);
+  return s.is_floating_point() ? s.to_double() != 0 : s.to_long() != 0;
+  EMBER_PY_END(-1)
+}
+PyObject* nb_float(PyObject* self) {
+  EMBER_PY_BEGIN
+  const Scalar s = single_value(self, "float() conversion");
+  EMBER_CHECK_TYPE(!s.is_complex(), "float(): can't convert a complex tensor to float");
+  return PyFloat_FromDouble(s.to_double());
+  EMBER_PY_END(nullptr)
+}
+PyObject* nb_int(PyObject* self) {
+  EMBER_PY_BEGIN
+  const Scalar s = single_value(self, "int() conversion");
+  EMBER_CHECK_TYPE(!s.is_complex(), "int(): can't convert a complex tensor to int");
+  if (s.is_floating_point()) return PyNumber_Long(checked(PyFloat_FromDouble(s.to_double())));
+  return PyLong_FromLongLong(s.to_long());
+  EMBER_PY_END(nullptr)
+}
+PyObject* nb_index(PyObject* self) {
+  EMBER_PY_BEGIN
+  const Tensor& t = self_t(self);
+  EMBER_CHECK_TYPE(is_integral(t.dtype(), true) && t.numel() == 1,
+                   "only integer tensors of a single element can be converted to an index");
+  return PyLong_FromLongLong(t.item().to_long());
+  EMBER_PY_END(nullptr)
+}
+
+Py_ssize_t mp_length(PyObject* self) {
+  EMBER_PY_BEGIN
+  const Tensor& t = self_t(self);
+  EMBER_CHECK_TYPE(t.dim() > 0, "len() of a 0-d tensor");
+  return static_cast<Py_ssize_t>(t.sizes()[0]);
+  EMBER_PY_END(-1)
+}
+
+PyNumberMethods tensor_as_number = {};
+PyMappingMethods tensor_as_mapping = {};
+std::vector<PyMethodDef> all_methods;
+
+}  // namespace
+
+void init_tensor_type(PyObject* module, PyMethodDef* extra) {
+  all_methods = hand_methods;
+  for (PyMethodDef* m = extra; m && m->ml_name; ++m) all_methods.push_back(*m);
+  all_methods.push_back({nullptr, nullptr, 0, nullptr});
+
+  tensor_as_number.nb_bool = nb_bool;
+  tensor_as_number.nb_float = nb_float;
+  tensor_as_number.nb_int = nb_int;
+  tensor_as_number.nb_index = nb_index;
+  tensor_as_mapping.mp_length = mp_length;
+
+  PyTypeObject& t = TensorBaseType;
+  t.tp_basicsize = sizeof(PyTensor);
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+  t.tp_new = tensor_new;
+  t.tp_dealloc = tensor_dealloc;
+  t.tp_repr = tensor_repr;
+  t.tp_str = tensor_repr;
+  t.tp_getset = tensor_getset;
+  t.tp_methods = all_methods.data();
+  t.tp_as_number = &tensor_as_number;
+  t.tp_as_mapping = &tensor_as_mapping;
+  t.tp_doc = "The C base of ember.Tensor.";
+  if (PyType_Ready(&t) < 0) throw PythonError();
+  if (PyModule_AddObjectRef(module, "TensorBase", reinterpret_cast<PyObject*>(&t)) < 0) {
+    throw PythonError();
+  }
+}
+
+}  // namespace ember::python

@@ -1,0 +1,30 @@
+"""Ember: an eager tensor library with PyTorch's Python API (`import ember as torch`)."""
+from __future__ import annotations
+
+from ember import _C
+from ember._C import (  # noqa: F401
+    Generator, Size, default_generator, device, dtype, layout, memory_format,
+    uint8, int8, int16, short, int32, int, int64, long, float16, half, float32, float,
+    float64, double, complex64, cfloat, complex128, cdouble, bool, bfloat16,
+    strided, sparse_coo, sparse_csr, contiguous_format, preserve_format, channels_last,
+    channels_last_3d, get_default_dtype, set_default_dtype, get_num_threads,
+    set_num_threads, from_numpy, from_dlpack,
+)
+from ember._tensor import Tensor, _install_operators
+
+_C._set_tensor_class(Tensor)
+
+# The generated functions of native_functions.yaml: ember.zeros, ember.randn, ...
+for _name in dir(_C._functions):
+    if not _name.startswith("__"):
+        globals()[_name] = getattr(_C._functions, _name)
+del _name
+_install_operators(Tensor)
+
+from ember._creation import (  # noqa: E402,F401
+    allclose, as_tensor, equal, initial_seed, is_floating_point, is_complex, is_tensor,
+    manual_seed, numel, seed, set_printoptions, tensor,
+)
+from ember import linalg, nn, ops, special, testing  # noqa: E402,F401
+
+__version__ = "0.1.0"

@@ -1,0 +1,218 @@
+"""ember.Tensor: the Python class over _C.TensorBase (whose methods are generated from
+native_functions.yaml), with the parts of PyTorch's Tensor written in Python."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ember import _C
+
+# Note [Operator slots]: Python operators map to YAML ops by this table; a slot is installed
+# only when its op exists, so `a + b` starts working the day `add` lands in the YAML.
+#   "method": self.op(other)       "swap": ember.op(other, self)
+#   "unary": self.op()             "inplace": self.op_(other)
+OPERATOR_SLOTS: dict[str, tuple[str, str]] = {
+    "__add__": ("add", "method"), "__radd__": ("add", "method"), "__iadd__": ("add_", "inplace"),
+    "__sub__": ("sub", "method"), "__rsub__": ("rsub", "method"), "__isub__": ("sub_", "inplace"),
+    "__mul__": ("mul", "method"), "__rmul__": ("mul", "method"), "__imul__": ("mul_", "inplace"),
+    "__truediv__": ("div", "method"), "__rtruediv__": ("div", "swap"),
+    "__itruediv__": ("div_", "inplace"),
+    "__floordiv__": ("floor_divide", "method"), "__rfloordiv__": ("floor_divide", "swap"),
+    "__ifloordiv__": ("floor_divide_", "inplace"),
+    "__mod__": ("remainder", "method"), "__rmod__": ("remainder", "swap"),
+    "__imod__": ("remainder_", "inplace"),
+    "__pow__": ("pow", "method"), "__rpow__": ("pow", "swap"), "__ipow__": ("pow_", "inplace"),
+    "__matmul__": ("matmul", "method"), "__rmatmul__": ("matmul", "swap"),
+    "__and__": ("bitwise_and", "method"), "__rand__": ("bitwise_and", "method"),
+    "__iand__": ("bitwise_and_", "inplace"),
+    "__or__": ("bitwise_or", "method"), "__ror__": ("bitwise_or", "method"),
+    "__ior__": ("bitwise_or_", "inplace"),
+    "__xor__": ("bitwise_xor", "method"), "__rxor__": ("bitwise_xor", "method"),
+    "__ixor__": ("bitwise_xor_", "inplace"),
+    "__lshift__": ("bitwise_left_shift", "method"), "__rlshift__": ("bitwise_left_shift", "swap"),
+    "__ilshift__": ("bitwise_left_shift_", "inplace"),
+    "__rshift__": ("bitwise_right_shift", "method"),
+    "__rrshift__": ("bitwise_right_shift", "swap"),
+    "__irshift__": ("bitwise_right_shift_", "inplace"),
+    "__eq__": ("eq", "method"), "__ne__": ("ne", "method"), "__lt__": ("lt", "method"),
+    "__le__": ("le", "method"), "__gt__": ("gt", "method"), "__ge__": ("ge", "method"),
+    "__neg__": ("neg", "unary"), "__invert__": ("bitwise_not", "unary"),
+    "__abs__": ("abs", "unary"), "__pos__": ("positive", "unary"),
+}
+
+
+def _slot(op: str, kind: str, method, function):
+    if kind == "unary":
+        def slot(self):
+            return method(self)
+    elif kind == "swap":
+        def slot(self, other):
+            if not isinstance(other, _C.TensorBase):
+                other = _C.tensor(other, dtype=None) if not isinstance(other, (builtins.int, builtins.float, builtins.bool, complex)) else other
+            try:
+                return function(other, self)
+            except TypeError:
+                return NotImplemented
+    else:
+        def slot(self, other):
+            try:
+                return method(self, other)
+            except TypeError:
+                return NotImplemented
+    slot.__doc__ = f"Calls ember.{op} (Note [Operator slots])."
+    return slot
+
+
+def _install_operators(cls, table=None) -> list[str]:
+    """Installs on cls each slot of table (OPERATOR_SLOTS) whose op exists; returns them."""
+    from ember import _C as C
+    installed = []
+    for slot_name, (op, kind) in (table or OPERATOR_SLOTS).items():
+        method = getattr(cls, op, None)
+        function = getattr(C._functions, op, None) or getattr(__import__("ember"), op, None)
+        if (kind == "swap" and function is None) or (kind != "swap" and method is None):
+            continue
+        setattr(cls, slot_name, _slot(op, kind, method, function))
+        installed.append(slot_name)
+    if "__eq__" in installed:
+        cls.__hash__ = object.__hash__
+    return installed
+
+
+def _to_args(args, kwargs):
+    """Parses Tensor.to's forms: to(dtype), to(device[, dtype]), to(tensor), with keywords."""
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    non_blocking = kwargs.pop("non_blocking", False)
+    memory_format = kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    rest = list(args)
+    if rest and isinstance(rest[0], _C.TensorBase):
+        other = rest.pop(0)
+        dtype, device = other.dtype, other.device
+    elif rest and isinstance(rest[0], (str, _C.device, builtins.int)) and not isinstance(rest[0], builtins.bool):
+        device = rest.pop(0)
+    if rest and (isinstance(rest[0], _C.dtype) or rest[0] in (builtins.float, builtins.int, builtins.bool, complex)):
+        dtype = rest.pop(0)
+    if rest and isinstance(rest[0], builtins.bool):
+        non_blocking = rest.pop(0)
+    if rest and isinstance(rest[0], builtins.bool):
+        copy = rest.pop(0)
+    if rest:
+        raise TypeError(f"to() received an invalid combination of arguments - got "
+                        f"{tuple(type(a).__name__ for a in args)}, but expected one of:\n"
+                        " * to(dtype, non_blocking=False, copy=False, memory_format=None)\n"
+                        " * to(device=None, dtype=None, non_blocking=False, copy=False, memory_format=None)\n"
+                        " * to(other, non_blocking=False, copy=False)")
+    return dtype, device, non_blocking, copy, memory_format
+
+
+class Tensor(_C.TensorBase):
+    """A multi-dimensional array of one dtype on one device (torch.Tensor's API)."""
+
+    __array_priority__ = 1000
+
+    def to(self, *args, **kwargs) -> "Tensor":
+        """Converts dtype and/or device; returns self when nothing changes and copy=False."""
+        dtype, device, non_blocking, copy, memory_format = _to_args(args, dict(kwargs))
+        if device is not None and _C.device(device) != self.device:
+            target = _C.device(device)
+            if not (target.type == self.device.type and target.index in (None, 0)):
+                raise NotImplementedError(f"to(): copies from {self.device} to {target} are not "
+                                          f"supported yet")
+        if dtype is None:
+            return self.clone(memory_format=memory_format) if copy else self
+        return _C.TensorBase.to(self, dtype, non_blocking, copy, memory_format)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        return self.to(other.dtype)
+
+    def float(self) -> "Tensor":
+        return self.to(_C.float32)
+
+    def double(self) -> "Tensor":
+        return self.to(_C.float64)
+
+    def half(self) -> "Tensor":
+        return self.to(_C.float16)
+
+    def bfloat16(self) -> "Tensor":
+        return self.to(_C.bfloat16)
+
+    def long(self) -> "Tensor":
+        return self.to(_C.int64)
+
+    def int(self) -> "Tensor":
+        return self.to(_C.int32)
+
+    def short(self) -> "Tensor":
+        return self.to(_C.int16)
+
+    def char(self) -> "Tensor":
+        return self.to(_C.int8)
+
+    def byte(self) -> "Tensor":
+        return self.to(_C.uint8)
+
+    def bool(self) -> "Tensor":
+        return self.to(_C.bool)
+
+    def cpu(self) -> "Tensor":
+        return self.to(device="cpu")
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return _C._functions.empty(*size, dtype=dtype or self.dtype, device=device or self.device,
+                                   requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return _C._functions.zeros(*size, dtype=dtype or self.dtype, device=device or self.device,
+                                   requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return _C._functions.ones(*size, dtype=dtype or self.dtype, device=device or self.device,
+                                  requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return _C._functions.full(size, fill_value, dtype=dtype or self.dtype,
+                                  device=device or self.device, requires_grad=requires_grad)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False) -> "Tensor":
+        return _C.tensor(data, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad)
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self.select(0, i) for i in range(self.shape[0]))
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False and dtype is not None and np.dtype(dtype) != self.numpy().dtype:
+            raise ValueError("__array__(): copy=False but converting the dtype needs a copy")
+        a = self.numpy(force=True) if self.dtype != _C.bfloat16 else self.float().numpy(force=True)
+        if dtype is not None:
+            a = a.astype(dtype, copy=False)
+        return a.copy() if copy else a
+
+    def __format__(self, spec):
+        if self.dim() == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = self.clone()
+        result.requires_grad = self.requires_grad
+        memo[id(self)] = result
+        return result
+
+    def __reversed__(self):
+        return iter(list(self)[::-1])
+
+    def dim_order(self):
+        return tuple(sorted(range(self.dim()), key=lambda d: -self.stride(d)))
+
+    __hash__ = object.__hash__
