@@ -60,6 +60,7 @@ PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   }
   if (all_ints) {
     std::vector<int64_t> sizes;
+    if (n == 0) sizes.push_back(0);  // Tensor() is empty, not 0-d
     for (Py_ssize_t i = 0; i < n; ++i) sizes.push_back(PyLong_AsLongLong(PyTuple_GET_ITEM(args, i)));
     if (PyErr_Occurred()) throw PythonError();
     t = empty(sizes, TensorOptions().dtype(get_default_dtype()));
