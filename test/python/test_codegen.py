@@ -162,6 +162,8 @@ BAD = [
     ("type without C++ binding", "- func: f(Tensor?[] indices) -> Tensor\n  dispatch:\n    CPU: k\n", 1,
      "has no C++ binding yet"),
     ("duplicate argument", "- func: f(Tensor self, int self) -> Tensor\n", 1, "duplicate argument names"),
+    ("unknown python_module", "- func: f(Tensor self) -> Tensor\n  python_module: fft\n", 1,
+     "unknown python_module 'fft'"),
 ]
 
 
@@ -178,3 +180,49 @@ def test_bad_entries_stop_generation_with_file_line_and_reason(tmp_path, name, t
 def test_invalid_yaml_syntax(tmp_path):
     r = run_gen(tmp_path, "- func: [unclosed\n")
     assert r.returncode != 0 and "invalid YAML" in r.stderr
+
+
+GEN_PY = ROOT / "codegen" / "gen_python.py"
+
+
+def run_gen_python(tmp_path: Path, yaml_text: str, *extra: str) -> subprocess.CompletedProcess:
+    y = tmp_path / "ops.yaml"
+    y.write_text(textwrap.dedent(yaml_text))
+    return subprocess.run([sys.executable, str(GEN_PY), "--yaml", str(y), "--out", str(tmp_path / "py"),
+                           "--stub", str(tmp_path / "ops.pyi"), *extra], capture_output=True, text=True)
+
+
+def test_python_bindings_merge_out_and_route_modules(tmp_path):
+    r = run_gen_python(tmp_path, """
+        - func: twice(Tensor self, *, Scalar alpha=1) -> Tensor
+          variants: function, method
+          doc: Doubles self.
+        - func: twice.out(Tensor self, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+          dispatch:
+            CPU: twice_out
+        - func: linalg_thing(Tensor self) -> Tensor
+          python_module: linalg
+        - func: relu6(Tensor self) -> Tensor
+          python_module: nn
+        - func: make(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """, "--module", "_mylib", "--entry", "mylib_bindings")
+    assert r.returncode == 0, r.stderr
+    cpp_text = (tmp_path / "py" / "python_bindings.cpp").read_text()
+    # out= merged into the functional signature; the method has no out=.
+    assert '"twice(Tensor self, *, Scalar alpha=1, Tensor? out=None)"' in cpp_text
+    assert '"twice(*, Scalar alpha=1)"' in cpp_text
+    assert "ember::ops::twice_out::call" in cpp_text
+    # python_module: linalg drops the prefix; nn goes to its own table.
+    assert 'table_linalg[] = {\n    {"thing"' in cpp_text and 'table_nn[] = {\n    {"relu6"' in cpp_text
+    # factories take requires_grad=; the GIL is released by work; a library gets PyInit.
+    assert "bool requires_grad=False" in cpp_text and "wrap_requires_grad" in cpp_text
+    assert "GilRelease nogil(r.work())" in cpp_text
+    assert 'PyInit__mylib()' in cpp_text and "mylib_bindings()" in cpp_text
+    stub = (tmp_path / "ops.pyi").read_text()
+    assert "def twice(self: Tensor, *, alpha: Number = ..., out: Tensor | None = ...) -> Tensor:" in stub
+    assert '"""Doubles self."""' in stub
+
+
+def test_python_bindings_reject_unbindable_types(tmp_path):
+    r = run_gen_python(tmp_path, "- func: f(Tensor self, Dimname d) -> Tensor\n")
+    assert r.returncode == 1 and "has no Python binding yet" in r.stderr
