@@ -146,3 +146,38 @@ def test_three_file_path_reaches_python():
         ember.scratch_axpy(a, "b")
     with pytest.raises(ValueError):
         ember.scratch_axpy(a, ember.ones(3))
+
+
+def test_operator_slots_follow_the_table():
+    from ember._tensor import OPERATOR_SLOTS, _install_operators
+    # Every slot whose op exists is installed on ember.Tensor; the others are absent, so
+    # Python raises its usual TypeError until the op lands in the YAML.
+    for slot, (op, kind) in OPERATOR_SLOTS.items():
+        exists = hasattr(ember.Tensor, op) if kind != "swap" else hasattr(ember, op)
+        assert (slot in ember.Tensor.__dict__) == exists, slot
+    if not hasattr(ember.Tensor, "add"):
+        with pytest.raises(TypeError):
+            ember.zeros(1) + ember.zeros(1)
+    # The mechanism, on an op that exists today (the scratch library's axpy).
+    scratch_library()
+
+    class T(ember.Tensor):
+        pass
+
+    installed = _install_operators(T, {"__add__": ("scratch_axpy", "method"),
+                                       "__iadd__": ("scratch_axpy_", "inplace"),
+                                       "__radd__": ("scratch_axpy", "swap"),
+                                       "__neg__": ("scratch_double", "unary")})
+    # scratch_double is a function only: a "unary" slot needs a method, so none is installed.
+    assert sorted(installed) == ["__add__", "__iadd__", "__radd__"]
+    a = T([1.0, 2.0])
+    b = ember.tensor([10.0, 20.0])
+    assert (a + b).tolist() == [11.0, 22.0]
+    assert T.__radd__(a, b).tolist() == [11.0, 22.0]
+    with pytest.raises(TypeError):
+        -a
+    before = a
+    a += b
+    assert a is before and a.tolist() == [11.0, 22.0]
+    with pytest.raises(TypeError):
+        a + "x"
