@@ -16,6 +16,7 @@ functions and methods into the `ember` package (an operator library's Python fac
 from __future__ import annotations
 
 import argparse
+import keyword
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -40,8 +41,13 @@ def py_type(t: Type) -> str:
     return s + ("?" if t.optional else "")
 
 
+def py_name(name: str) -> str:
+    """A Python keyword (`from`) cannot be a keyword argument: it is spelt `from_`."""
+    return name + "_" if keyword.iskeyword(name) else name
+
+
 def py_param(a: Argument) -> str:
-    s = f"{py_type(a.type)} {a.name}"
+    s = f"{py_type(a.type)} {py_name(a.name)}"
     return s + (f"={a.default}" if a.default is not None else "")
 
 
@@ -54,7 +60,9 @@ class Binding:
 
     @property
     def params(self) -> list[Argument]:
-        args = [a for a in self.f.schema.arguments if not (self.method and a.name == "self")]
+        # As PyTorch's bindings: a function's `self` is `input` (ember.clone(input=t)).
+        args = [Argument("input", a.type, a.default, a.kwarg_only) if a.name == "self" else a
+                for a in self.f.schema.arguments if not (self.method and a.name == "self")]
         if self.out is not None:
             args.append(Argument("out", Type.parse("Tensor?"), "None", kwarg_only=True))
         return args
@@ -174,7 +182,7 @@ def call_block(b: Binding, f: NativeFunction, method: bool, out_index: int | Non
             passed.append("self_")
             continue
         name = "out" if (a.kwarg_only and a.type.is_mutable and f is not b.f) else a.name
-        i = index[name]
+        i = index["input" if name == "self" else name]
         decl_type = a.type if name != "out" else Type.parse("Tensor")
         decl, expr = accessor(Argument(a.name, decl_type, a.default, a.kwarg_only), i)
         lines.append(decl)
@@ -305,7 +313,7 @@ def pyi_def(name: str, b: Binding, method: bool, overload: bool) -> str:
         if a.kwarg_only and not star:
             parts.append("*")
             star = True
-        s = f"{a.name}: {pyi_type(a.type)}"
+        s = f"{py_name(a.name)}: {pyi_type(a.type)}"
         if a.default is not None:
             s += " = ..."
         parts.append(s)

@@ -130,10 +130,13 @@ void check_empty_args(std::optional<Layout> layout, std::optional<MemoryFormat> 
   EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == Layout::Strided,
                               "empty(): expected 'layout' torch.strided, but got ", *layout,
                               "; sparse factories come with the sparse backend");
-  EMBER_CHECK_NOT_IMPLEMENTED(
-      !memory_format || *memory_format == MemoryFormat::Contiguous ||
-          *memory_format == MemoryFormat::Preserve,
-      "empty(): only memory_format=torch.contiguous_format is supported so far");
+  // As PyTorch: there is nothing to preserve when making a tensor from sizes.
+  EMBER_CHECK(!memory_format || *memory_format != MemoryFormat::Preserve,
+              "empty(): expected 'memory_format' other than preserve_format (there is no input "
+              "whose format to preserve), but got preserve_format");
+  EMBER_CHECK_NOT_IMPLEMENTED(!memory_format || *memory_format == MemoryFormat::Contiguous,
+                              "empty(): only memory_format=torch.contiguous_format is supported "
+                              "so far");
 }
 
 }  // namespace

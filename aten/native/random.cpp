@@ -68,6 +68,7 @@ int floating_digits(ScalarType t) {
 }
 
 void check_no_internal_overlap(const Tensor& self, const char* op) {
+  if (self.numel() == 0) return;  // writes nothing
   for (int64_t d = 0; d < self.dim(); ++d) {
     EMBER_CHECK_VALUE(self.strides()[d] != 0 || self.sizes()[d] <= 1, op,
                       "(): expected 'self' to have no elements sharing memory, but dimension ", d,
@@ -372,15 +373,16 @@ Tensor bernoulli(const Tensor& self, std::optional<Generator> generator) {
   EMBER_CHECK_TYPE(is_floating_point(self.dtype()),
                    "bernoulli(): expected 'self' (the probabilities) to have a floating-point "
                    "dtype, but got ", self.dtype());
+  // Contiguous whatever self's strides, as PyTorch's.
   Tensor t = ember::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                               std::nullopt);
+                               MemoryFormat::Contiguous);
   t.bernoulli_(self, generator);
   return t;
 }
 
 Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> generator) {
   Tensor t = ember::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                               std::nullopt);
+                               MemoryFormat::Contiguous);
   t.bernoulli_(p, generator);
   return t;
 }

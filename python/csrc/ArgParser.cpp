@@ -252,6 +252,9 @@ Signature::Signature(std::string_view text) : text_(text) {
       if (!p.default_value) throw PythonError();
     }
     p.py_name = PyUnicode_InternFromString(p.name.c_str());
+    if (p.name.size() > 1 && p.name.back() == '_') {
+      p.py_alias = PyUnicode_InternFromString(p.name.substr(0, p.name.size() - 1).c_str());
+    }
     if (!kwarg_only) ++max_positional_;
     params_.push_back(std::move(p));
   }
@@ -288,7 +291,8 @@ bool Signature::parse(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
     PyObject* value = nullptr;
     for (Py_ssize_t k = 0; k < nkw; ++k) {
       PyObject* key = PyTuple_GET_ITEM(kwnames, k);
-      if (key == p.py_name || PyUnicode_Compare(key, p.py_name) == 0) {
+      if (key == p.py_name || PyUnicode_Compare(key, p.py_name) == 0 ||
+          (p.py_alias && PyUnicode_Compare(key, p.py_alias) == 0)) {
         value = args[nargs + k];
         break;
       }
@@ -323,7 +327,10 @@ bool Signature::parse(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
       for (Py_ssize_t k = 0; k < nkw; ++k) {
         PyObject* key = PyTuple_GET_ITEM(kwnames, k);
         bool known = false;
-        for (const Param& p : params_) known = known || PyUnicode_Compare(key, p.py_name) == 0;
+        for (const Param& p : params_) {
+          known = known || PyUnicode_Compare(key, p.py_name) == 0 ||
+                  (p.py_alias && PyUnicode_Compare(key, p.py_alias) == 0);
+        }
         if (!known) {
           *why = name_ + "() got an unexpected keyword argument '" + PyUnicode_AsUTF8(key) + "'";
           break;
@@ -350,12 +357,15 @@ void ArgParser::parse(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
   if (signatures_.size() == 1) {
     std::string why;
     signatures_[0].parse(args, nargs, kwnames, out.args, out.owned_slot(), &why);
-    EMBER_CHECK_TYPE(false, why, "\naccepted signature:\n * ", signatures_[0].text());
+    const std::string msg = why + "\naccepted signature:\n * " + signatures_[0].text();
+    PyErr_SetString(PyExc_TypeError, msg.c_str());
+    throw PythonError();
   }
   std::string msg = signatures_[0].name() + "() received an invalid combination of arguments - got " +
                     describe_call(args, nargs, kwnames) + ", but expected one of:";
   for (const Signature& s : signatures_) msg += "\n * " + s.text();
-  EMBER_CHECK_TYPE(false, msg);
+  PyErr_SetString(PyExc_TypeError, msg.c_str());
+  throw PythonError();
 }
 
 // ---- conversions ------------------------------------------------------------------------

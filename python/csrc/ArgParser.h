@@ -7,7 +7,9 @@
 /// the schema types Tensor, Tensor?, Tensor[], Scalar, int, int[], int[N], float, float[],
 /// bool, str, ScalarType, Layout, Device, MemoryFormat, Generator (each may end in `?`).
 /// An int[] that is the only positional parameter also takes its ints as varargs
-/// (`zeros(2, 3)`); an int[N] also takes one int for all N.
+/// (`zeros(2, 3)`); an int[N] also takes one int for all N. A name the generator spelt
+/// with a trailing `_` (a Python keyword: `from_`) is also accepted without it
+/// (`**{"from": 0}`, as PyTorch's).
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -41,6 +43,7 @@ struct Param {
   std::string name;
   std::string type_text;             // as written, for messages
   PyObject* py_name = nullptr;       // interned
+  PyObject* py_alias = nullptr;      // `from` for `from_` (Python keywords), interned
   PyObject* default_value = nullptr; // owned; null when required
 };
 

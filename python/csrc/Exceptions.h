@@ -17,9 +17,13 @@ struct PythonError : std::exception {
 };
 
 /// Sets the Python error matching the exception being handled: ember::ValueError ->
-/// ValueError, IndexError, TypeError, NotImplementedError; other ember::Error ->
-/// RuntimeError; std::bad_alloc -> MemoryError. Call only inside a catch block.
+/// ValueError, IndexError, TypeError, NotImplementedError (see Note [Exception classes]);
+/// other ember::Error -> RuntimeError; std::bad_alloc -> MemoryError. Call only inside a
+/// catch block.
 EMBER_API void set_python_error_from_current_exception();
+
+/// Creates the exception classes (Note [Exception classes]) and adds them to module.
+EMBER_API void init_exceptions(PyObject* module);
 
 /// Throws PythonError when obj is null (a C-API call failed); returns obj otherwise.
 inline PyObject* checked(PyObject* obj) {

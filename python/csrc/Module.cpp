@@ -102,6 +102,7 @@ PYBIND11_MODULE(_C, m) {
   PyObject* mod = m.ptr();
   try {
     init_numpy();
+    init_exceptions(mod);
     init_types(mod);
     const BindingTables tables = native_bindings();
     init_tensor_type(mod, tables.methods);

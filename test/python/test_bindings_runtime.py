@@ -142,7 +142,7 @@ def test_three_file_path_reaches_python():
     assert ember.scratch_axpy(a, b, out=out) is out and out.tolist() == [1.0, 2.0, 3.0, 4.0]
     assert a.scratch_axpy_(b) is a and a.tolist() == [1.0, 2.0, 3.0, 4.0]
     assert "self + alpha * other" in ember.scratch_axpy.__doc__
-    with pytest.raises(TypeError, match=r"scratch_axpy\(Tensor self, Tensor other, \*, Scalar alpha=1"):
+    with pytest.raises(TypeError, match=r"scratch_axpy\(Tensor input, Tensor other, \*, Scalar alpha=1"):
         ember.scratch_axpy(a, "b")
     with pytest.raises(ValueError):
         ember.scratch_axpy(a, ember.ones(3))

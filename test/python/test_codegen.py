@@ -209,7 +209,7 @@ def test_python_bindings_merge_out_and_route_modules(tmp_path):
     assert r.returncode == 0, r.stderr
     cpp_text = (tmp_path / "py" / "python_bindings.cpp").read_text()
     # out= merged into the functional signature; the method has no out=.
-    assert '"twice(Tensor self, *, Scalar alpha=1, Tensor? out=None)"' in cpp_text
+    assert '"twice(Tensor input, *, Scalar alpha=1, Tensor? out=None)"' in cpp_text
     assert '"twice(*, Scalar alpha=1)"' in cpp_text
     assert "ember::ops::twice_out::call" in cpp_text
     # python_module: linalg drops the prefix; nn goes to its own table.
@@ -219,7 +219,7 @@ def test_python_bindings_merge_out_and_route_modules(tmp_path):
     assert "GilRelease nogil(r.work())" in cpp_text
     assert 'PyInit__mylib()' in cpp_text and "mylib_bindings()" in cpp_text
     stub = (tmp_path / "ops.pyi").read_text()
-    assert "def twice(self: Tensor, *, alpha: Number = ..., out: Tensor | None = ...) -> Tensor:" in stub
+    assert "def twice(input: Tensor, *, alpha: Number = ..., out: Tensor | None = ...) -> Tensor:" in stub
     assert '"""Doubles self."""' in stub
 
 

@@ -193,7 +193,7 @@ ROW_LIST: list[Row] = [
     Row("_local_scalar_dense", shape=(1, 1),
         extra=[{"self": TensorSpec("float32")}, {"self": TensorSpec("int64")}],
         bad=[{"self": TensorSpec("float32", "empty", (0,))}],
-        torch_function=torch.ops.aten._local_scalar_dense, torch_ops=True, self_keyword="self"),
+        torch_function=torch.ops.aten._local_scalar_dense, torch_ops=True),
     # ---- random ----
     _rand_row("uniform_", in_range("from", 0, "to", 1, closed=True),
               {"self": big(), "from": -2.0, "to": 3.0}, dtypes=FLOATS + ("int64", "complex64"),
@@ -253,7 +253,7 @@ ROW_LIST: list[Row] = [
     _rand_row("randint_like.low_generator_dtype", RANDINT_LOW, {"self": big()},
               dtypes=RANDINT_DTYPES, bad=[{"low": 5, "high": 5}]),
     # ---- views ----
-    Row("view", torch_function=torch.Tensor.view, self_keyword="self",
+    Row("view", torch_function=torch.Tensor.view,
         pools={"size": [(-1,), (4, 3), (2, -1), (12,), (2, 2, 3), (3, 4)]},
         bad=[{"size": (5,)}, {"size": (-1, -1)}]),
     Row("select.int", bad=[{"index": 3}, {"index": -4}, {"dim": 2}]),
@@ -272,27 +272,12 @@ class Known:
 
 
 KNOWN_MISMATCHES = [
-    Known(r"to have no internal overlap .*strides \[0, 0\]|dimension \d has stride 0 \(an expanded",
-          "Ember bug: an empty tensor with zero strides (from_numpy of an empty array, "
-          "empty_strided) is taken for an overlapping one; clone/to/random ops on it raise",
-          ids=r":empty"),
-    Known(r"Ember raised ValueError .*PyTorch RuntimeError",
-          "Ember raises ValueError (EMBER_CHECK_VALUE) where PyTorch raises RuntimeError, "
-          "so `except RuntimeError` misses it"),
-    Known(r"Ember raised TypeError .*dtype.*PyTorch NotImplementedError",
-          "Ember raises TypeError for a dtype the op lacks; PyTorch NotImplementedError"),
-    Known(r"missing required argument '(self|src)'|got \(input=",
-          "Ember's Python functions take self as 'self' (PyTorch: 'input'); Tensor.copy_ "
-          "takes 'src' (PyTorch's binding: 'other')", ids=r"[|;]keywords$"),
+    Known(r"missing required argument 'src'",
+          "Tensor.copy_ takes the schema's 'src' (PyTorch's hand-written binding: 'other')",
+          ids=r"[|;]keywords$"),
     Known(r"Ember raised (TypeError|ValueError) .*PyTorch returned Tensor",
           "Ember checks dtype/broadcast on an empty tensor where PyTorch, with nothing to do, "
           "returns", ids=r"self=\w+:empty"),
-    Known(r"result: strides \(1, 3\) vs \(4, 1\)",
-          "Ember's bernoulli keeps self's strides; PyTorch's result is contiguous",
-          ids=r"^bernoulli(\.p)?\|.*:transposed"),
-    Known(r"Ember returned Tensor; PyTorch RuntimeError \('unsupported memory format Preserve",
-          "Ember's empty() accepts memory_format=preserve_format; PyTorch rejects it",
-          ids=r"^empty\.memory_format\|"),
     Known(r"Ember raised NotImplementedError .*only memory_format=torch.contiguous_format",
           "Ember has no channels_last yet", ids=r"channels_last"),
 ]

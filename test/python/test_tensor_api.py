@@ -312,6 +312,16 @@ def test_default_dtype():
     assert ember.zeros(1).dtype is ember.float32
 
 
+def test_keyword_named_arguments():
+    t = ember.zeros(1000)
+    t.uniform_(from_=2.0, to=3.0)
+    assert 2.0 <= min(t.tolist()) and max(t.tolist()) < 3.0
+    t.random_(5, to=7)
+    assert set(t.tolist()) <= {5.0, 6.0}
+    t.uniform_(**{"from": 4.0, "to": 5.0})  # PyTorch's spelling works too
+    assert 4.0 <= min(t.tolist())
+
+
 def test_seeds_and_generators():
     ember.manual_seed(123)
     a = ember.randn(5).tolist()
@@ -418,6 +428,9 @@ def test_bad_arguments_raise_type_error_with_signature(kind, call, message):
 
 def test_stub_has_signatures_and_docs():
     stub = (REPO / "python" / "ember" / "_C" / "__init__.pyi").read_text()
+    import ast
+    ast.parse(stub)  # valid Python: keyword names such as `from` are spelt `from_`
+    assert "def uniform_(self, from_: float = ..., to: float = ..." in stub
     assert "def zeros(size: _size, *, dtype: dtype | None = ..." in stub
     assert "Returns a tensor of the given size filled with 0." in stub
     assert "class _TensorMethods:" in stub and "def fill_(self, value: Number) -> Tensor" in stub

@@ -27,8 +27,10 @@ DimVector broadcast_src_strides(const Tensor& self, const Tensor& src) {
   return strides;
 }
 
-// Writing through a stride-0 dimension of size > 1 would write one location many times.
+// Writing through a stride-0 dimension of size > 1 would write one location many times
+// (an empty tensor writes nothing, whatever its strides).
 void check_no_internal_overlap(const Tensor& self) {
+  if (self.numel() == 0) return;
   for (int64_t d = 0; d < self.dim(); ++d) {
     EMBER_CHECK_VALUE(self.sizes()[d] < 2 || self.strides()[d] != 0,
                       "copy_(): expected 'self' to have no internal overlap (more than one of its "
