@@ -10,6 +10,7 @@
 #include "c10/core/Scalar.h"
 #include "c10/core/ScalarType.h"
 #include "c10/core/Tensor.h"
+#include "c10/core/Threads.h"
 #include "c10/dispatch/Dispatcher.h"
 #include "c10/dispatch/Library.h"
 #include "c10/util/Exception.h"
