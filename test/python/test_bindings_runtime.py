@@ -99,14 +99,26 @@ def test_gil_released_in_long_kernels():
 
 
 def test_small_calls_keep_the_gil():
-    # Releasing costs more than a tiny op: below the threshold the GIL stays held, so a
-    # tight loop of small calls is not interleaved (nothing to assert on timing: just
-    # that they work under a concurrently running thread).
-    results = []
-    th = threading.Thread(target=lambda: results.append(sum(ember.zeros(4).numel() for _ in range(1000))))
+    # Releasing the GIL costs more than a tiny op, so below the threshold it stays held:
+    # with a long switch interval, another thread gets no turn during a loop of small calls.
+    ticks = []
+    stop = threading.Event()
+    th = threading.Thread(target=lambda: [ticks.append(1) or time.sleep(0) for _ in iter(stop.is_set, True)])
+    old = sys.getswitchinterval()
     th.start()
-    th.join()
-    assert results == [4000]
+    time.sleep(0.01)
+    sys.setswitchinterval(10.0)
+    try:
+        n0 = len(ticks)
+        for _ in range(20000):
+            ember.zeros(4)
+            ember.ones(8).clone()
+        during = len(ticks) - n0
+    finally:
+        sys.setswitchinterval(old)
+        stop.set()
+        th.join()
+    assert during <= 1, f"the other thread ran {during} times: the GIL was released"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
