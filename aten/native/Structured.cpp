@@ -6,6 +6,9 @@
 namespace ember {
 
 Tensor make_output(const TensorMeta& meta, Device device) {
+  if (!meta.strides.empty()) {
+    return empty_strided(meta.sizes, meta.strides, TensorOptions().dtype(meta.dtype).device(device));
+  }
   return empty(meta.sizes, TensorOptions().dtype(meta.dtype).device(device));
 }
 

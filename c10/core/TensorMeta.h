@@ -6,10 +6,14 @@
 
 namespace ember {
 
-/// The shape and dtype of one output (see Note [Structured kernels] in aten/native/Structured.h).
+/// The shape, dtype and (optionally) strides of one output (see Note [Structured kernels]
+/// in aten/native/Structured.h).
 struct TensorMeta {
   DimVector sizes;
   ScalarType dtype = ScalarType::Float;
+  /// Strides of a new output; empty means contiguous (elementwise ops follow their inputs'
+  /// memory order, as PyTorch's TensorIterator does).
+  DimVector strides;
 };
 
 }  // namespace ember

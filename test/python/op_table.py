@@ -540,10 +540,16 @@ def values_close(actual: np.ndarray, expected: np.ndarray, dtype: str) -> str | 
         return f"values differ at {bad}: {actual.ravel()[:6]} vs {expected.ravel()[:6]}"
     rtol, atol = TOLERANCES[dtype]
     a, e = actual.astype(np.complex128), expected.astype(np.complex128)
-    same_nan = np.isnan(a) == np.isnan(e)
-    finite = ~(np.isnan(a) | np.isnan(e))
-    close = np.abs(a - e) <= atol + rtol * np.abs(e)
-    if same_nan.all() and close[finite].all():
+    # Real and imaginary parts separately: NaN where the other has NaN, an infinity of the
+    # same sign where the other has one, else within the tolerance.
+    ok = np.ones(a.shape, dtype=bool)
+    for pa, pe in ((a.real, e.real), (a.imag, e.imag)):
+        nan = np.isnan(pa) | np.isnan(pe)
+        inf = np.isinf(pa) | np.isinf(pe)
+        with np.errstate(invalid="ignore"):
+            near = np.abs(pa - pe) <= atol + rtol * np.abs(pe)
+        ok &= np.where(nan, np.isnan(pa) & np.isnan(pe), np.where(inf, pa == pe, near))
+    if ok.all():
         return None
     return (f"values differ beyond rtol={rtol}, atol={atol}: {actual.ravel()[:6]} vs "
             f"{expected.ravel()[:6]}")

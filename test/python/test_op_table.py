@@ -26,6 +26,9 @@ RANDOM = "random: Ember's generator is not PyTorch's (ranges, moments and seedin
 OUT_LAYOUTS = ("empty", "contiguous", "sliced", "broadcast", "0-d")
 
 
+MIXED = ("float32", "float64", "int64", "int32", "bool", "float16", "complex64")
+
+
 @dataclass(frozen=True)
 class Row:
     """What one op overload needs beyond its schema."""
@@ -257,6 +260,17 @@ ROW_LIST: list[Row] = [
         pools={"size": [(-1,), (4, 3), (2, -1), (12,), (2, 2, 3), (3, 4)]},
         bad=[{"size": (5,)}, {"size": (-1, -1)}]),
     Row("select.int", bad=[{"index": 3}, {"index": -4}, {"dim": 2}]),
+    # ---- binary arithmetic ----
+    *[Row(f"{op}{form}", pools={"alpha": [1, 2, -0.5]} if op in ("add", "sub") else {},
+          shapes={"other": (4,)}, arg_dtypes={"other": MIXED},
+          bad=[{"other": TensorSpec("float32", "contiguous", (2,))}])
+      for op in ("add", "sub", "mul", "div") for form in (".out", ".Tensor")],
+    *[Row(f"{op}_.Tensor", pools={"alpha": [1, 2]} if op in ("add", "sub") else {},
+          shapes={"other": (4,)}, bad=[{"other": TensorSpec("float32", "contiguous", (3, 1, 4))}])
+      for op in ("add", "sub", "mul", "div")],
+    *[Row(f"{op}{form}", pools={
+          "other": [2, -1.5, True, 1 + 2j, 0], **({"alpha": [1, 3]} if op in ("add", "sub") else {})})
+      for op in ("add", "sub", "mul", "div") for form in (".Scalar", "_.Scalar")],
 ]
 ROWS = {row.key: row for row in ROW_LIST}
 OPS = ot.load_ops()

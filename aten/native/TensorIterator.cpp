@@ -1,0 +1,284 @@
+#include "aten/native/TensorIterator.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "aten/native/Parallel.h"
+#include "c10/util/Exception.h"
+
+namespace ember {
+
+// ---- type promotion ------------------------------------------------------------------------
+
+namespace {
+
+ScalarType promote_skip_undefined(ScalarType a, ScalarType b) {
+  if (a == ScalarType::Undefined) return b;
+  if (b == ScalarType::Undefined) return a;
+  return promote_types(a, b);
+}
+
+ScalarType to_complex(ScalarType t) {
+  return t == ScalarType::Double ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+}
+
+// PyTorch's combine_categories: `lower` (0-d tensors, then scalars) changes the result
+// only when its category (bool < integral < floating < complex) is higher.
+ScalarType combine_categories(ScalarType higher, ScalarType lower) {
+  if (is_complex(higher)) return higher;
+  if (is_complex(lower)) return is_floating_point(higher) ? to_complex(higher) : lower;
+  if (is_floating_point(higher)) return higher;
+  if (higher == ScalarType::Bool || is_floating_point(lower)) {
+    return promote_skip_undefined(higher, lower);
+  }
+  return higher != ScalarType::Undefined ? higher : lower;
+}
+
+}  // namespace
+
+ResultType& ResultType::add(const Tensor& t) {
+  if (!t.defined()) return *this;
+  ScalarType& slot = t.dim() == 0 ? zero_ : dim_;
+  slot = promote_skip_undefined(slot, t.dtype());
+  return *this;
+}
+
+ResultType& ResultType::add(const Scalar& s) {
+  // A Python number is as wide as the defaults of its category.
+  ScalarType t = ScalarType::Long;
+  if (s.is_bool()) t = ScalarType::Bool;
+  else if (s.is_floating_point()) t = get_default_dtype();
+  else if (s.is_complex()) t = get_default_complex_dtype();
+  wrapped_ = promote_skip_undefined(wrapped_, t);
+  return *this;
+}
+
+ScalarType ResultType::get() const {
+  return combine_categories(dim_, combine_categories(zero_, wrapped_));
+}
+
+// ---- shapes and output strides ---------------------------------------------------------------
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
+  const size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    EMBER_CHECK_VALUE(da == db || da == 1 || db == 1, op, "(): the size of tensor a (", da,
+                      ") must match the size of tensor b (", db, ") at non-singleton dimension ",
+                      i, " (shapes ", a, " and ", b, " do not broadcast)");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+namespace {
+
+// Byte strides of t over `shape` (t broadcast to it): 0 where t has size 1 or no dimension.
+DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
+  const size_t n = shape.size();
+  const size_t offset = n - static_cast<size_t>(t.dim());
+  const auto item = static_cast<int64_t>(t.element_size());
+  DimVector s(n, 0);
+  for (size_t d = offset; d < n; ++d) {
+    const int64_t size = t.sizes()[d - offset];
+    s[d] = (size == 1 && shape[d] != 1) ? 0 : t.strides()[d - offset] * item;
+  }
+  return s;
+}
+
+// PyTorch's reorder_dimensions: a permutation of the dimensions, fastest first, from the
+// operands' strides (an operand broadcasting along either dimension has no say; equal
+// strides put the smaller dimension first).
+DimVector fastest_first(IntArrayRef shape, const std::vector<DimVector>& strides) {
+  const int64_t ndim = static_cast<int64_t>(shape.size());
+  DimVector perm(static_cast<size_t>(ndim));
+  for (int64_t i = 0; i < ndim; ++i) perm[i] = ndim - 1 - i;
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (const DimVector& s : strides) {
+      const int64_t s0 = s[d0], s1 = s[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  for (int64_t i = 1; i < ndim; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  return perm;
+}
+
+}  // namespace
+
+TensorMeta elementwise_meta(std::initializer_list<const Tensor*> inputs, ScalarType dtype,
+                            const char* op) {
+  TensorMeta meta;
+  meta.dtype = dtype;
+  bool first = true;
+  bool all_contiguous = true;
+  for (const Tensor* t : inputs) {
+    meta.sizes = first ? DimVector(t->sizes()) : broadcast_shapes(meta.sizes, t->sizes(), op);
+    first = false;
+    all_contiguous = all_contiguous && t->is_contiguous();
+  }
+  if (all_contiguous) return meta;  // contiguous strides (meta.strides left empty)
+  std::vector<DimVector> strides;
+  for (const Tensor* t : inputs) {
+    DimVector s = broadcast_strides(*t, meta.sizes);
+    for (int64_t& v : s) v /= static_cast<int64_t>(t->element_size());  // compare in elements
+    strides.push_back(std::move(s));
+  }
+  const DimVector perm = fastest_first(meta.sizes, strides);
+  meta.strides = DimVector(meta.sizes.size());
+  int64_t next = 1;
+  for (int64_t d : perm) {
+    meta.strides[d] = next;
+    next *= std::max<int64_t>(meta.sizes[d], 1);
+  }
+  return meta;
+}
+
+// ---- overlap --------------------------------------------------------------------------------
+
+namespace {
+
+std::pair<const char*, const char*> byte_range(const Tensor& t) {
+  const char* begin = static_cast<const char*>(t.impl()->data());
+  int64_t last = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) last += (t.sizes()[d] - 1) * t.strides()[d];
+  return {begin, begin + (last + 1) * static_cast<int64_t>(t.element_size())};
+}
+
+}  // namespace
+
+void check_output_overlap(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
+  if (out.numel() == 0) return;
+  for (int64_t d = 0; d < out.dim(); ++d) {
+    EMBER_CHECK(out.sizes()[d] < 2 || out.strides()[d] != 0,
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.");
+  }
+  for (const Tensor* in : inputs) {
+    if (in->numel() == 0 || !in->impl()->storage().is_alias_of(out.impl()->storage())) continue;
+    const bool same = in->storage_offset() == out.storage_offset() &&
+                      in->sizes() == out.sizes() && in->strides() == out.strides() &&
+                      in->dtype() == out.dtype();
+    if (same) continue;
+    const auto [a0, a1] = byte_range(out);
+    const auto [b0, b1] = byte_range(*in);
+    EMBER_CHECK(!(a0 < b1 && b0 < a1),
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation.");
+  }
+}
+
+// ---- the iterator ------------------------------------------------------------------------------
+
+TensorIterator::TensorIterator(std::initializer_list<Tensor> outputs,
+                               std::initializer_list<Tensor> inputs, const char* op) {
+  operands_.insert(operands_.end(), outputs.begin(), outputs.end());
+  operands_.insert(operands_.end(), inputs.begin(), inputs.end());
+  const DimVector full(operands_.front().sizes());
+  for (const Tensor& in : inputs) {
+    const DimVector b = broadcast_shapes(full, in.sizes(), op);
+    EMBER_CHECK_VALUE(b.ref() == full.ref(), op, "(): input of shape ", in.sizes(),
+                      " does not broadcast to the output's shape ", full.ref());
+  }
+  for (const Tensor& t : operands_) strides_.push_back(broadcast_strides(t, full));
+  for (int64_t s : full) numel_ *= s;
+
+  // Fastest dimension first, then merge neighbours every operand walks as one.
+  const DimVector perm = fastest_first(full, strides_);
+  DimVector shape;
+  std::vector<DimVector> strides(operands_.size());
+  for (int64_t d : perm) {
+    if (full[d] == 1) continue;  // size-1 dimensions add nothing to the walk
+    const bool merge = !shape.empty() && [&] {
+      for (size_t k = 0; k < operands_.size(); ++k) {
+        if (strides[k][strides[k].size() - 1] * shape[shape.size() - 1] != strides_[k][d]) return false;
+      }
+      return true;
+    }();
+    if (merge) {
+      shape[shape.size() - 1] *= full[d];
+      continue;
+    }
+    shape.push_back(full[d]);
+    for (size_t k = 0; k < operands_.size(); ++k) strides[k].push_back(strides_[k][d]);
+  }
+  shape_ = shape;
+  strides_ = std::move(strides);
+}
+
+void TensorIterator::serial_for_each(const Loop2d& loop, int64_t begin, int64_t end) const {
+  const size_t nt = operands_.size();
+  DimVector data_strides(2 * nt, 0);
+  std::vector<char*> base(nt), ptrs(nt);
+  for (size_t k = 0; k < nt; ++k) base[k] = static_cast<char*>(operands_[k].impl()->data());
+  const size_t ndim = shape_.size();
+  if (ndim == 0) {
+    if (begin < end) loop(base.data(), data_strides.data(), 1, 1);
+    return;
+  }
+  for (size_t k = 0; k < nt; ++k) {
+    data_strides[k] = strides_[k][0];
+    data_strides[nt + k] = ndim > 1 ? strides_[k][1] : 0;
+  }
+  // The coordinates of `begin`, fastest first.
+  DimVector coord(ndim, 0);
+  int64_t rest = begin;
+  for (size_t d = 0; d < ndim; ++d) {
+    coord[d] = rest % shape_[d];
+    rest /= shape_[d];
+  }
+  int64_t pos = begin;
+  while (pos < end) {
+    for (size_t k = 0; k < nt; ++k) {
+      int64_t off = 0;
+      for (size_t d = 0; d < ndim; ++d) off += coord[d] * strides_[k][d];
+      ptrs[k] = base[k] + off;
+    }
+    int64_t size0 = std::min(shape_[0] - coord[0], end - pos);
+    int64_t size1 = 1;
+    if (coord[0] == 0 && size0 == shape_[0] && ndim > 1) {
+      size1 = std::min(shape_[1] - coord[1], (end - pos) / shape_[0]);
+    }
+    loop(ptrs.data(), data_strides.data(), size0, size1);
+    // Advance the coordinates by size0 * size1 elements.
+    int64_t step = size0 * size1;
+    pos += step;
+    if (size1 > 1) {
+      coord[1] += size1;
+    } else {
+      coord[0] += size0;
+      if (coord[0] < shape_[0]) continue;
+      coord[0] = 0;
+      if (ndim > 1) ++coord[1];
+    }
+    for (size_t d = 1; d + 1 < ndim && coord[d] >= shape_[d]; ++d) {
+      coord[d] = 0;
+      ++coord[d + 1];
+    }
+  }
+}
+
+void TensorIterator::for_each(const Loop2d& loop, int64_t grain_size) const {
+  if (numel_ == 0) return;
+  parallel_for(0, numel_, grain_size, [&](int64_t b, int64_t e) { serial_for_each(loop, b, e); });
+}
+
+}  // namespace ember

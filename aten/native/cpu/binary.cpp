@@ -1,0 +1,234 @@
+// Binary arithmetic on the CPU: add, sub, mul, div (Tensor and Scalar forms) over
+// TensorIterator (Note [TensorIterator]). Inputs of another dtype than the computation's
+// are converted first; an out= of another dtype receives a converted copy. Integers wrap
+// on overflow (computed unsigned), 16-bit floats compute in float32 and round once.
+#include <type_traits>
+
+#include "aten/native/Dispatch.h"
+#include "aten/native/Structured.h"
+#include "aten/native/TensorIterator.h"
+#include "aten/native/binary.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/Functions.h"
+#include "ember/generated/NativeFunctions.h"
+
+namespace ember::native {
+namespace {
+
+enum class Op { Add, Mul, Div };
+
+template <class T>
+using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+template <class T>
+constexpr bool kWraps = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+// a + alpha * b, a * b or a / b in T's computation type; integers wrap.
+template <Op op, class T>
+struct Arith {
+  Acc<T> alpha;
+  Acc<T> operator()(Acc<T> a, Acc<T> b) const {
+    if constexpr (op == Op::Add) {
+      if constexpr (kWraps<T>) {
+        using U = std::make_unsigned_t<T>;
+        return static_cast<T>(static_cast<U>(a) + static_cast<U>(static_cast<U>(alpha) * static_cast<U>(b)));
+      } else if constexpr (std::is_same_v<T, bool>) {
+        return a || (alpha && b);
+      } else {
+        return a + alpha * b;
+      }
+    } else if constexpr (op == Op::Mul) {
+      if constexpr (kWraps<T>) {
+        using U = std::make_unsigned_t<T>;
+        return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+      } else if constexpr (std::is_same_v<T, bool>) {
+        return a && b;
+      } else {
+        return a * b;
+      }
+    } else {
+      return a / b;
+    }
+  }
+};
+
+// out[i] = f(a[i], b[i]) over operands (out, a, b) of one dtype T.
+template <class T, class F>
+void loop_binary(const TensorIterator& it, const F& f) {
+  constexpr int64_t kSize = sizeof(T);
+  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r) {
+      char* o = data[0] + r * s[3];
+      const char* a = data[1] + r * s[4];
+      const char* b = data[2] + r * s[5];
+      T* po = reinterpret_cast<T*>(o);
+      const T* pa = reinterpret_cast<const T*>(a);
+      const T* pb = reinterpret_cast<const T*>(b);
+      if (s[0] == kSize && s[1] == kSize && s[2] == kSize) {
+        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(f(Acc<T>(pa[i]), Acc<T>(pb[i])));
+      } else if (s[0] == kSize && s[1] == kSize && s[2] == 0) {
+        const Acc<T> vb = Acc<T>(*pb);
+        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(f(Acc<T>(pa[i]), vb));
+      } else if (s[0] == kSize && s[1] == 0 && s[2] == kSize) {
+        const Acc<T> va = Acc<T>(*pa);
+        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(f(va, Acc<T>(pb[i])));
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          *reinterpret_cast<T*>(o + i * s[0]) = static_cast<T>(
+              f(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1])),
+                Acc<T>(*reinterpret_cast<const T*>(b + i * s[2]))));
+        }
+      }
+    }
+  });
+}
+
+// out[i] = f(a[i], constant) over operands (out, a) of one dtype T.
+template <class T, class F>
+void loop_with_constant(const TensorIterator& it, const F& f, Acc<T> c) {
+  constexpr int64_t kSize = sizeof(T);
+  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r) {
+      char* o = data[0] + r * s[2];
+      const char* a = data[1] + r * s[3];
+      if (s[0] == kSize && s[1] == kSize) {
+        T* po = reinterpret_cast<T*>(o);
+        const T* pa = reinterpret_cast<const T*>(a);
+        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(f(Acc<T>(pa[i]), c));
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          *reinterpret_cast<T*>(o + i * s[0]) =
+              static_cast<T>(f(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1])), c));
+        }
+      }
+    }
+  });
+}
+
+template <class T>
+Acc<T> scalar_as(const Scalar& s) {
+  if constexpr (kIsComplex<T>) return static_cast<T>(s.to_complex());
+  else if constexpr (std::is_same_v<T, bool>) return s.to<bool>();
+  else return static_cast<Acc<T>>(s.to<Acc<T>>());
+}
+
+// Runs `op` into dst (dtype `compute`, the result's shape) from a and b (or a constant).
+void run(Op op, const char* name, ScalarType compute, const Tensor& dst, const Tensor& a,
+         const Tensor* b, const Scalar* b_scalar, const Scalar& alpha) {
+  if (b) check_output_overlap(dst, {&a, b});
+  else check_output_overlap(dst, {&a});
+  const Tensor a_c = a.dtype() == compute ? a : a.to(compute);
+  Tensor b_c;
+  if (b) b_c = b->dtype() == compute ? *b : b->to(compute);
+  const bool direct = dst.dtype() == compute;
+  const Tensor out = direct ? dst : ember::empty_like(dst, TensorOptions().dtype(compute));
+  dispatch_all_types(compute, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto go = [&](auto f) {
+      if (b) {
+        loop_binary<T>(TensorIterator({out}, {a_c, b_c}, name), f);
+      } else {
+        loop_with_constant<T>(TensorIterator({out}, {a_c}, name), f, scalar_as<T>(*b_scalar));
+      }
+    };
+    const Acc<T> al = scalar_as<T>(alpha);
+    switch (op) {
+      case Op::Add: go(Arith<Op::Add, T>{al}); break;
+      case Op::Mul: go(Arith<Op::Mul, T>{al}); break;
+      case Op::Div:
+        if constexpr (std::is_floating_point_v<Acc<T>> || kIsComplex<T>) go(Arith<Op::Div, T>{al});
+        else EMBER_INTERNAL_ASSERT(false, "div(): integral computation");
+        break;
+    }
+  });
+  if (!direct) dst.copy_(out);
+}
+
+Scalar negated(const Scalar& alpha) {
+  if (alpha.is_complex()) return Scalar(-alpha.to_complex());
+  if (alpha.is_floating_point()) return Scalar(-alpha.to_double());
+  return Scalar(-alpha.to_long());
+}
+
+// The Scalar forms: dtype from the tensor and the (weak) scalar, shape and strides from self.
+Tensor scalar_form(Op op, const char* name, const Tensor& self, const Scalar& other,
+                   const Scalar& alpha) {
+  ScalarType dtype = ResultType().add(self).add(other).get();
+  if (op == Op::Div) dtype = div_result_type(dtype);
+  Tensor out = make_output(elementwise_meta({&self}, dtype, name), self.device());
+  run(op, name, dtype, out, self, nullptr, &other, alpha);
+  return out;
+}
+
+Tensor& scalar_form_(Op op, const char* name, Tensor& self, const Scalar& other,
+                     const Scalar& alpha) {
+  ScalarType dtype = ResultType().add(self).add(other).get();
+  if (op == Op::Div) dtype = div_result_type(dtype);
+  EMBER_CHECK_TYPE(can_cast(dtype, self.dtype()), name, "(): result type ", dtype,
+                   " can't be cast to the desired output type ", self.dtype());
+  run(op, name, dtype, self, self, nullptr, &other, alpha);
+  return self;
+}
+
+ScalarType scalar_sub_check(const Tensor& self, const Scalar& other) {
+  check_sub_operands(self.dtype(), other.is_bool() ? ScalarType::Bool : ScalarType::Long);
+  return ResultType().add(self).add(other).get();
+}
+
+}  // namespace
+
+void add_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  run(Op::Add, "add", ResultType().add(self).add(other).get(), out, self, &other, nullptr, alpha);
+}
+
+void sub_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  run(Op::Add, "sub", ResultType().add(self).add(other).get(), out, self, &other, nullptr,
+      negated(alpha));
+}
+
+void mul_out_cpu(const Tensor& self, const Tensor& other, const Tensor& out) {
+  run(Op::Mul, "mul", ResultType().add(self).add(other).get(), out, self, &other, nullptr, 1);
+}
+
+void div_out_cpu(const Tensor& self, const Tensor& other, const Tensor& out) {
+  run(Op::Div, "div", div_result_type(ResultType().add(self).add(other).get()), out, self, &other,
+      nullptr, 1);
+}
+
+Tensor add_scalar_cpu(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  check_alpha("add", ResultType().add(self).add(other).get(), alpha);
+  return scalar_form(Op::Add, "add", self, other, alpha);
+}
+
+Tensor& add_scalar_inplace_cpu(Tensor& self, const Scalar& other, const Scalar& alpha) {
+  check_alpha("add_", ResultType().add(self).add(other).get(), alpha);
+  return scalar_form_(Op::Add, "add_", self, other, alpha);
+}
+
+Tensor sub_scalar_cpu(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  check_alpha("sub", scalar_sub_check(self, other), alpha);
+  return scalar_form(Op::Add, "sub", self, other, negated(alpha));
+}
+
+Tensor& sub_scalar_inplace_cpu(Tensor& self, const Scalar& other, const Scalar& alpha) {
+  check_alpha("sub_", scalar_sub_check(self, other), alpha);
+  return scalar_form_(Op::Add, "sub_", self, other, negated(alpha));
+}
+
+Tensor mul_scalar_cpu(const Tensor& self, const Scalar& other) {
+  return scalar_form(Op::Mul, "mul", self, other, 1);
+}
+
+Tensor& mul_scalar_inplace_cpu(Tensor& self, const Scalar& other) {
+  return scalar_form_(Op::Mul, "mul_", self, other, 1);
+}
+
+Tensor div_scalar_cpu(const Tensor& self, const Scalar& other) {
+  return scalar_form(Op::Div, "div", self, other, 1);
+}
+
+Tensor& div_scalar_inplace_cpu(Tensor& self, const Scalar& other) {
+  return scalar_form_(Op::Div, "div_", self, other, 1);
+}
+
+}  // namespace ember::native
