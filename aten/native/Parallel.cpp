@@ -17,8 +17,12 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain_size,
   const int64_t n = end - begin;
   if (n <= 0) return;
   const int64_t grain = std::max<int64_t>(grain_size, 1);
+  if (n <= grain) {
+    f(begin, end);
+    return;
+  }
   const int max_threads = get_num_threads();
-  if (n <= grain || max_threads <= 1 || in_parallel_region()) {
+  if (max_threads <= 1 || in_parallel_region()) {
     f(begin, end);
     return;
   }

@@ -188,47 +188,62 @@ void check_output_overlap(const Tensor& out, std::initializer_list<const Tensor*
 
 // ---- the iterator ------------------------------------------------------------------------------
 
-TensorIterator::TensorIterator(std::initializer_list<Tensor> outputs,
-                               std::initializer_list<Tensor> inputs, const char* op) {
-  operands_.insert(operands_.end(), outputs.begin(), outputs.end());
-  operands_.insert(operands_.end(), inputs.begin(), inputs.end());
-  const DimVector full(operands_.front().sizes());
-  for (const Tensor& in : inputs) {
-    const DimVector b = broadcast_shapes(full, in.sizes(), op);
-    EMBER_CHECK_VALUE(b.ref() == full.ref(), op, "(): input of shape ", in.sizes(),
-                      " does not broadcast to the output's shape ", full.ref());
+TensorIterator::TensorIterator(std::initializer_list<const Tensor*> outputs,
+                               std::initializer_list<const Tensor*> inputs, const char* op) {
+  EMBER_INTERNAL_ASSERT(outputs.size() + inputs.size() <= kMaxOperands, op, "(): too many operands");
+  for (const Tensor* t : outputs) operands_[ntensors_++] = t;
+  for (const Tensor* t : inputs) operands_[ntensors_++] = t;
+  const Tensor& out = *operands_[0];
+  const IntArrayRef full = out.sizes();
+  numel_ = out.numel();
+
+  // The common case: every operand contiguous and of the output's shape is one run.
+  bool flat = true;
+  for (int k = 0; k < ntensors_ && flat; ++k) {
+    flat = operands_[k]->is_contiguous() && operands_[k]->sizes() == full;
   }
-  for (const Tensor& t : operands_) strides_.push_back(broadcast_strides(t, full));
-  for (int64_t s : full) numel_ *= s;
+  if (flat) {
+    if (numel_ != 1) {
+      shape_ = DimVector(static_cast<size_t>(1), numel_);
+      for (int k = 0; k < ntensors_; ++k) {
+        strides_[k] = DimVector(static_cast<size_t>(1), static_cast<int64_t>(operands_[k]->element_size()));
+      }
+    }
+    return;
+  }
+
+  for (const Tensor* in : inputs) {
+    const DimVector b = broadcast_shapes(full, in->sizes(), op);
+    EMBER_CHECK_VALUE(b.ref() == full, op, "(): input of shape ", in->sizes(),
+                      " does not broadcast to the output's shape ", full);
+  }
+  std::vector<DimVector> byte_strides;
+  for (int k = 0; k < ntensors_; ++k) byte_strides.push_back(broadcast_strides(*operands_[k], full));
 
   // Fastest dimension first, then merge neighbours every operand walks as one.
-  const DimVector perm = fastest_first(full, strides_);
-  DimVector shape;
-  std::vector<DimVector> strides(operands_.size());
+  const DimVector perm = fastest_first(full, byte_strides);
   for (int64_t d : perm) {
     if (full[d] == 1) continue;  // size-1 dimensions add nothing to the walk
-    const bool merge = !shape.empty() && [&] {
-      for (size_t k = 0; k < operands_.size(); ++k) {
-        if (strides[k][strides[k].size() - 1] * shape[shape.size() - 1] != strides_[k][d]) return false;
+    const bool merge = !shape_.empty() && [&] {
+      for (int k = 0; k < ntensors_; ++k) {
+        if (strides_[k][strides_[k].size() - 1] * shape_[shape_.size() - 1] != byte_strides[k][d]) return false;
       }
       return true;
     }();
     if (merge) {
-      shape[shape.size() - 1] *= full[d];
+      shape_[shape_.size() - 1] *= full[d];
       continue;
     }
-    shape.push_back(full[d]);
-    for (size_t k = 0; k < operands_.size(); ++k) strides[k].push_back(strides_[k][d]);
+    shape_.push_back(full[d]);
+    for (int k = 0; k < ntensors_; ++k) strides_[k].push_back(byte_strides[k][d]);
   }
-  shape_ = shape;
-  strides_ = std::move(strides);
 }
 
 void TensorIterator::serial_for_each(const Loop2d& loop, int64_t begin, int64_t end) const {
-  const size_t nt = operands_.size();
-  DimVector data_strides(2 * nt, 0);
-  std::vector<char*> base(nt), ptrs(nt);
-  for (size_t k = 0; k < nt; ++k) base[k] = static_cast<char*>(operands_[k].impl()->data());
+  const auto nt = static_cast<size_t>(ntensors_);
+  std::array<int64_t, 2 * kMaxOperands> data_strides{};
+  std::array<char*, kMaxOperands> base{}, ptrs{};
+  for (size_t k = 0; k < nt; ++k) base[k] = static_cast<char*>(operands_[k]->impl()->data());
   const size_t ndim = shape_.size();
   if (ndim == 0) {
     if (begin < end) loop(base.data(), data_strides.data(), 1, 1);

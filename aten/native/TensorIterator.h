@@ -10,9 +10,9 @@
 /// splitting the work across threads above a grain size. Kernels see one dtype per
 /// operand; the structured wrappers give them outputs of the computed dtype and shape.
 
+#include <array>
 #include <cstdint>
 #include <functional>
-#include <vector>
 
 #include "c10/core/Scalar.h"
 #include "c10/core/Tensor.h"
@@ -57,13 +57,14 @@ using Loop2d = std::function<void(char** data, const int64_t* strides, int64_t s
 
 class EMBER_API TensorIterator {
  public:
-  /// Operands: outputs first (defined, already of the broadcast shape), then inputs.
-  TensorIterator(std::initializer_list<Tensor> outputs, std::initializer_list<Tensor> inputs,
-                 const char* op);
+  /// Operands: outputs first (defined, already of the broadcast shape), then inputs; all
+  /// must outlive the iterator.
+  TensorIterator(std::initializer_list<const Tensor*> outputs,
+                 std::initializer_list<const Tensor*> inputs, const char* op);
 
   int64_t numel() const { return numel_; }
-  int ntensors() const { return static_cast<int>(operands_.size()); }
-  const Tensor& operand(int i) const { return operands_[static_cast<size_t>(i)]; }
+  int ntensors() const { return ntensors_; }
+  const Tensor& operand(int i) const { return *operands_[static_cast<size_t>(i)]; }
   /// The iteration shape after reordering and merging (fastest dimension first).
   IntArrayRef shape() const { return shape_; }
   /// Operand i's byte strides over shape().
@@ -76,11 +77,16 @@ class EMBER_API TensorIterator {
 
   /// Elements below which a loop stays on one thread.
   static constexpr int64_t kGrainSize = 32768;
+  /// The most operands an iterator takes.
+  static constexpr int kMaxOperands = 4;
 
  private:
-  std::vector<Tensor> operands_;
+  // The operands are borrowed: an iterator lives within the call that made it. Fixed
+  // arrays keep construction free of heap allocations (it runs once per op call).
+  std::array<const Tensor*, kMaxOperands> operands_{};
+  int ntensors_ = 0;
   DimVector shape_;
-  std::vector<DimVector> strides_;
+  std::array<DimVector, kMaxOperands> strides_;
   int64_t numel_ = 1;
 };
 

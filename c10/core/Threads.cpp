@@ -1,5 +1,6 @@
 #include "c10/core/Threads.h"
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -13,8 +14,9 @@ std::atomic<int> num_threads{0};  // 0: not set
 int get_num_threads() {
   const int n = num_threads.load(std::memory_order_relaxed);
   if (n > 0) return n;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw > 0 ? static_cast<int>(hw) : 1;
+  // hardware_concurrency() reads sysfs on every call: ask once.
+  static const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return hw;
 }
 
 void set_num_threads(int n) {

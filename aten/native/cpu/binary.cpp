@@ -126,9 +126,9 @@ void run(Op op, const char* name, ScalarType compute, const Tensor& dst, const T
     using T = typename decltype(tag)::type;
     auto go = [&](auto f) {
       if (b) {
-        loop_binary<T>(TensorIterator({out}, {a_c, b_c}, name), f);
+        loop_binary<T>(TensorIterator({&out}, {&a_c, &b_c}, name), f);
       } else {
-        loop_with_constant<T>(TensorIterator({out}, {a_c}, name), f, scalar_as<T>(*b_scalar));
+        loop_with_constant<T>(TensorIterator({&out}, {&a_c}, name), f, scalar_as<T>(*b_scalar));
       }
     };
     const Acc<T> al = scalar_as<T>(alpha);
