@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <malloc.h>
+#include <map>
+#include <mutex>
 #include <new>
 
 #include "c10/util/Exception.h"
@@ -15,9 +17,56 @@ namespace {
 std::atomic<int64_t> live_blocks{0};
 std::atomic<int64_t> live_bytes{0};
 
+// Note [CPU caching allocator]: glibc returns large blocks to the kernel on free (they are
+// mmap'ed), so an op that allocates its output pays a page fault per 4 KiB on every call:
+// a 256 MiB result costs more than the arithmetic. Freed blocks of at least kLargeBlock
+// are kept (up to a cap, EMBER_CPU_CACHE_LIMIT_MB, default 4 GiB) and handed out again for
+// a request they fit within 1/8 of their size; small blocks go straight to malloc, whose
+// own bins serve them well. cpu_empty_cache() returns the kept blocks.
+constexpr size_t kLargeBlock = size_t{1} << 20;
+
+struct LargeBlockCache {
+  std::mutex mutex;
+  std::multimap<size_t, void*> blocks;  // usable size -> block
+  size_t cached_bytes = 0;
+  size_t limit = [] {
+    const char* env = std::getenv("EMBER_CPU_CACHE_LIMIT_MB");
+    return (env ? std::strtoull(env, nullptr, 10) : 4096ULL) << 20;
+  }();
+};
+
+// Never destroyed: blocks may be freed by static tensors after main returns.
+LargeBlockCache& cache() {
+  static LargeBlockCache* c = new LargeBlockCache();
+  return *c;
+}
+
+void* take_cached(size_t rounded) {
+  LargeBlockCache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.blocks.lower_bound(rounded);
+  if (it == c.blocks.end() || it->first > rounded + rounded / 8) return nullptr;
+  void* p = it->second;
+  c.cached_bytes -= it->first;
+  c.blocks.erase(it);
+  return p;
+}
+
+// Keeps a large block for reuse; false when the cache is full.
+bool keep_cached(void* p, size_t usable) {
+  LargeBlockCache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (c.cached_bytes + usable > c.limit) return false;
+  c.blocks.emplace(usable, p);
+  c.cached_bytes += usable;
+  return true;
+}
+
 void cpu_free(void* p) {
+  const size_t usable = malloc_usable_size(p);
   live_blocks.fetch_sub(1, std::memory_order_relaxed);
-  live_bytes.fetch_sub(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+  live_bytes.fetch_sub(static_cast<int64_t>(usable), std::memory_order_relaxed);
+  if (usable >= kLargeBlock && keep_cached(p, usable)) return;
   std::free(p);
 }
 
@@ -26,7 +75,8 @@ class CpuAllocator final : public Allocator {
   DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
     size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
-    void* p = std::aligned_alloc(kCpuAlignment, rounded);
+    void* p = rounded >= kLargeBlock ? take_cached(rounded) : nullptr;
+    if (!p) p = std::aligned_alloc(kCpuAlignment, rounded);
     EMBER_CHECK(p != nullptr, "CPU allocator: out of memory allocating ", nbytes, " bytes");
     live_blocks.fetch_add(1, std::memory_order_relaxed);
     live_bytes.fetch_add(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
@@ -51,7 +101,22 @@ std::atomic<Allocator*> allocators[] = {&cpu_alloc, nullptr, &meta_alloc, nullpt
 Allocator* cpu_allocator() { return &cpu_alloc; }
 
 CpuAllocatorStats cpu_allocator_stats() {
-  return {live_blocks.load(std::memory_order_relaxed), live_bytes.load(std::memory_order_relaxed)};
+  CpuAllocatorStats s;
+  s.live_blocks = live_blocks.load(std::memory_order_relaxed);
+  s.live_bytes = live_bytes.load(std::memory_order_relaxed);
+  LargeBlockCache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  s.cached_blocks = static_cast<int64_t>(c.blocks.size());
+  s.cached_bytes = static_cast<int64_t>(c.cached_bytes);
+  return s;
+}
+
+void cpu_empty_cache() {
+  LargeBlockCache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  for (auto& [size, p] : c.blocks) std::free(p);
+  c.blocks.clear();
+  c.cached_bytes = 0;
 }
 
 Allocator* get_allocator(DeviceType t) {

@@ -61,13 +61,18 @@ inline constexpr size_t kCpuAlignment = 64;
 /// The process-wide CPU allocator: 64-byte-aligned blocks.
 EMBER_API Allocator* cpu_allocator();
 
-/// Live blocks and bytes of the CPU allocator (leak tests read these).
+/// The CPU allocator's counters: blocks held by tensors (leak tests read these) and freed
+/// large blocks kept for reuse (Note [CPU caching allocator]).
 struct CpuAllocatorStats {
   int64_t live_blocks = 0;
   int64_t live_bytes = 0;
+  int64_t cached_blocks = 0;
+  int64_t cached_bytes = 0;
 };
 /// The CPU allocator's counters now.
 EMBER_API CpuAllocatorStats cpu_allocator_stats();
+/// Returns the large blocks the CPU allocator keeps for reuse to the system.
+EMBER_API void cpu_empty_cache();
 /// The allocator registered for a device type; throws if none is.
 EMBER_API Allocator* get_allocator(DeviceType t);
 /// Registers the allocator for a device type (an out-of-tree device brings its own).

@@ -131,6 +131,11 @@ PYBIND11_MODULE(_C, m) {
     const auto s = ember::cpu_allocator_stats();
     return py::make_tuple(s.live_blocks, s.live_bytes);
   }, "(live blocks, live bytes) of the CPU allocator.");
+  m.def("_cpu_cache_stats", [] {
+    const auto s = ember::cpu_allocator_stats();
+    return py::make_tuple(s.cached_blocks, s.cached_bytes);
+  }, "(cached blocks, cached bytes) of the CPU allocator.");
+  m.def("_cpu_empty_cache", &ember::cpu_empty_cache, "Frees the CPU allocator's cached blocks.");
   m.def("_get_printoptions", [] {
     const auto o = ember::print_options();
     py::dict d;

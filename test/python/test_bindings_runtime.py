@@ -57,6 +57,19 @@ def test_allocator_counters_see_frees():
     assert _C._allocator_stats() == (blocks0, bytes0)
 
 
+def test_cpu_cache_keeps_and_returns_large_blocks():
+    ember.cpu.empty_cache()
+    x = ember.empty(1 << 20)
+    ptr = x.data_ptr()
+    del x
+    assert ember.cpu.memory_stats()["cached_blocks"] == 1
+    y = ember.zeros(1 << 20)
+    assert y.data_ptr() == ptr and ember.cpu.memory_stats()["cached_blocks"] == 0
+    del y
+    ember.cpu.empty_cache()
+    assert ember.cpu.memory_stats()["cached_bytes"] == 0
+
+
 def test_failed_calls_leak_nothing():
     t = ember.zeros(4)
     gc.collect()

@@ -93,5 +93,33 @@ TEST(Settings, ThreadCountAndAllocatorCounters) {
   EXPECT_EQ(after.live_bytes, before.live_bytes);
 }
 
+TEST(Settings, LargeFreedBlocksAreReused) {
+  cpu_empty_cache();
+  EXPECT_EQ(cpu_allocator_stats().cached_blocks, 0);
+  void* first = nullptr;
+  {
+    Tensor big = empty({1 << 20});  // 4 MiB
+    first = big.data_ptr();
+  }
+  const CpuAllocatorStats kept = cpu_allocator_stats();
+  EXPECT_EQ(kept.cached_blocks, 1);
+  EXPECT_GE(kept.cached_bytes, 4 << 20);
+  {
+    Tensor again = empty({(1 << 20) - 16});  // fits the kept block: no new pages
+    EXPECT_EQ(again.data_ptr(), first);
+    EXPECT_EQ(cpu_allocator_stats().cached_blocks, 0);
+    Tensor other = empty({1 << 22});  // 16 MiB: too large for it, a new block
+    EXPECT_NE(other.data_ptr(), first);
+  }
+  EXPECT_EQ(cpu_allocator_stats().cached_blocks, 2);
+  {
+    Tensor small = empty({1 << 10});  // small blocks bypass the cache
+    EXPECT_EQ(cpu_allocator_stats().cached_blocks, 2);
+  }
+  cpu_empty_cache();
+  EXPECT_EQ(cpu_allocator_stats().cached_blocks, 0);
+  EXPECT_EQ(cpu_allocator_stats().cached_bytes, 0);
+}
+
 }  // namespace
 }  // namespace ember
