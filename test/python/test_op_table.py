@@ -26,6 +26,10 @@ RANDOM = "random: Ember's generator is not PyTorch's (ranges, moments and seedin
 OUT_LAYOUTS = ("empty", "contiguous", "sliced", "broadcast", "0-d")
 
 
+UNARY = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
+         "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+         "sigmoid", "erf", "erfc", "reciprocal", "abs", "neg", "sign", "floor", "ceil", "trunc",
+         "frac", "round")
 MIXED = ("float32", "float64", "int64", "int32", "bool", "float16", "complex64")
 
 
@@ -271,6 +275,11 @@ ROW_LIST: list[Row] = [
     *[Row(f"{op}{form}", pools={
           "other": [2, -1.5, True, 1 + 2j, 0], **({"alpha": [1, 3]} if op in ("add", "sub") else {})})
       for op in ("add", "sub", "mul", "div") for form in (".Scalar", "_.Scalar")],
+    # ---- unary elementwise ----
+    *[Row(f"{op}{form}", **({"dtypes": tuple(d for d in ALL if not d.startswith("complex"))}
+                             if op == "abs" else {}))
+      for op in UNARY for form in (".out", "", "_")],
+    *[Row(op) for op in ("isnan", "isinf", "isfinite", "signbit")],
 ]
 ROWS = {row.key: row for row in ROW_LIST}
 OPS = ot.load_ops()

@@ -1,0 +1,278 @@
+// Unary elementwise ops on the CPU over TensorIterator (Note [TensorIterator]): one functor
+// per op, saying which element types it takes. 16-bit floats compute in float32 and round
+// once; the scalar math is the C library's (correctly rounded or within an ulp) until
+// Vectorized<T> brings SIMD forms.
+#include <cmath>
+#include <complex>
+#include <type_traits>
+
+#include "aten/native/Dispatch.h"
+#include "aten/native/Structured.h"
+#include "aten/native/TensorIterator.h"
+#include "aten/native/unary.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/Functions.h"
+#include "ember/generated/NativeFunctions.h"
+
+namespace ember::native {
+namespace {
+
+template <class T>
+constexpr bool kReduced = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <class T>
+constexpr bool kFloating = std::is_floating_point_v<T> || kReduced<T>;
+template <class T>
+constexpr bool kIntegral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+using Acc = std::conditional_t<kReduced<T>, float, T>;
+
+// Ops of the float family: real floating types, and complex ones when the op has a complex
+// form (Complex = true).
+#define EMBER_FLOAT_FN(name, Complex, real_expr, complex_expr)              \
+  struct name##_fn {                                                        \
+    template <class T>                                                      \
+    static constexpr bool kSupports = kFloating<T> || (Complex && kIsComplex<T>); \
+    template <class A>                                                      \
+    A operator()(A x) const {                                               \
+      if constexpr (kIsComplex<A>) {                                        \
+        using R = typename A::value_type;                                   \
+        static_cast<void>(R{});                                             \
+        return complex_expr;                                                \
+      } else {                                                              \
+        return real_expr;                                                   \
+      }                                                                     \
+    }                                                                       \
+  };
+
+EMBER_FLOAT_FN(exp, true, std::exp(x), std::exp(x))
+EMBER_FLOAT_FN(exp2, true, std::exp2(x), std::exp(x * R(0.693147180559945309417232121458176568)))
+EMBER_FLOAT_FN(expm1, true, std::expm1(x), std::exp(x) - A(1))
+EMBER_FLOAT_FN(log, true, std::log(x), std::log(x))
+EMBER_FLOAT_FN(log2, true, std::log2(x), std::log(x) * R(1.442695040888963407359924681001892137))
+EMBER_FLOAT_FN(log10, true, std::log10(x), std::log10(x))
+EMBER_FLOAT_FN(log1p, true, std::log1p(x), std::log(A(1) + x))
+EMBER_FLOAT_FN(sqrt, true, std::sqrt(x), std::sqrt(x))
+EMBER_FLOAT_FN(rsqrt, true, A(1) / std::sqrt(x), A(1) / std::sqrt(x))
+EMBER_FLOAT_FN(sin, true, std::sin(x), std::sin(x))
+EMBER_FLOAT_FN(cos, true, std::cos(x), std::cos(x))
+EMBER_FLOAT_FN(tan, true, std::tan(x), std::tan(x))
+EMBER_FLOAT_FN(asin, true, std::asin(x), std::asin(x))
+EMBER_FLOAT_FN(acos, true, std::acos(x), std::acos(x))
+EMBER_FLOAT_FN(atan, true, std::atan(x), std::atan(x))
+EMBER_FLOAT_FN(sinh, true, std::sinh(x), std::sinh(x))
+EMBER_FLOAT_FN(cosh, true, std::cosh(x), std::cosh(x))
+EMBER_FLOAT_FN(tanh, true, std::tanh(x), std::tanh(x))
+EMBER_FLOAT_FN(asinh, true, std::asinh(x), std::asinh(x))
+EMBER_FLOAT_FN(acosh, true, std::acosh(x), std::acosh(x))
+EMBER_FLOAT_FN(atanh, true, std::atanh(x), std::atanh(x))
+EMBER_FLOAT_FN(sigmoid, true, A(1) / (A(1) + std::exp(-x)), A(1) / (A(1) + std::exp(-x)))
+EMBER_FLOAT_FN(erf, false, std::erf(x), x)
+EMBER_FLOAT_FN(erfc, false, std::erfc(x), x)
+EMBER_FLOAT_FN(reciprocal, true, A(1) / x, A(1) / x)
+#undef EMBER_FLOAT_FN
+
+struct abs_fn {
+  // Complex abs has a real result (a later change); bool has none in PyTorch.
+  template <class T>
+  static constexpr bool kSupports = !kIsComplex<T> && !std::is_same_v<T, bool>;
+  template <class A>
+  A operator()(A x) const {
+    if constexpr (std::is_same_v<A, bool>) return x;
+    else if constexpr (std::is_unsigned_v<A>) return x;
+    else if constexpr (kIntegral<A>) return x < 0 ? static_cast<A>(0 - static_cast<std::make_unsigned_t<A>>(x)) : x;
+    else return std::abs(x);
+  }
+};
+
+struct neg_fn {
+  template <class T>
+  static constexpr bool kSupports = !std::is_same_v<T, bool>;
+  template <class A>
+  A operator()(A x) const {
+    if constexpr (kIntegral<A>) return static_cast<A>(0 - static_cast<std::make_unsigned_t<A>>(x));
+    else return -x;
+  }
+};
+
+struct sign_fn {
+  template <class T>
+  static constexpr bool kSupports = !kIsComplex<T>;
+  template <class A>
+  A operator()(A x) const {
+    if constexpr (std::is_same_v<A, bool>) return x;
+    else return static_cast<A>((A(0) < x) - (x < A(0)));
+  }
+};
+
+// floor, ceil, trunc, round: identity on integers, as PyTorch.
+#define EMBER_ROUNDING_FN(name, expr)                        \
+  struct name##_fn {                                         \
+    template <class T>                                       \
+    static constexpr bool kSupports = !kIsComplex<T> && !std::is_same_v<T, bool>; \
+    template <class A>                                       \
+    A operator()(A x) const {                                \
+      if constexpr (std::is_integral_v<A>) return x;         \
+      else return expr;                                      \
+    }                                                        \
+  };
+EMBER_ROUNDING_FN(floor, std::floor(x))
+EMBER_ROUNDING_FN(ceil, std::ceil(x))
+EMBER_ROUNDING_FN(trunc, std::trunc(x))
+EMBER_ROUNDING_FN(round, std::nearbyint(x))
+#undef EMBER_ROUNDING_FN
+
+struct frac_fn {
+  template <class T>
+  static constexpr bool kSupports = kFloating<T>;
+  template <class A>
+  A operator()(A x) const { return x - std::trunc(x); }
+};
+
+// out[i] = f(in[i]) over operands (out, in) of one dtype T.
+template <class T, class F>
+void loop_unary(const TensorIterator& it, const F& f) {
+  constexpr int64_t kSize = sizeof(T);
+  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r) {
+      char* o = data[0] + r * s[2];
+      const char* a = data[1] + r * s[3];
+      if (s[0] == kSize && s[1] == kSize) {
+        T* po = reinterpret_cast<T*>(o);
+        const T* pa = reinterpret_cast<const T*>(a);
+        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(f(Acc<T>(pa[i])));
+      } else {
+        for (int64_t i = 0; i < n; ++i) {
+          *reinterpret_cast<T*>(o + i * s[0]) =
+              static_cast<T>(f(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1]))));
+        }
+      }
+    }
+  });
+}
+
+template <class F>
+void unary_run(const char* name, ScalarType compute, const Tensor& self, const Tensor& out) {
+  dispatch_all_types(compute, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!F::template kSupports<T>) {
+      EMBER_CHECK_TYPE(false, name, "(): not implemented for '", compute, "'");
+    } else {
+      check_output_overlap(out, {&self});
+      const Tensor in = self.dtype() == compute ? self : self.to(compute);
+      const bool direct = out.dtype() == compute;
+      const Tensor dst = direct ? out : ember::empty_like(out, TensorOptions().dtype(compute));
+      loop_unary<T>(TensorIterator({&dst}, {&in}, name), F{});
+      if (!direct) out.copy_(dst);
+    }
+  });
+}
+
+// The bool-valued predicates.
+template <class P>
+Tensor predicate(const char* name, const Tensor& self, P p) {
+  Tensor out = make_output(elementwise_meta({&self}, ScalarType::Bool, name), self.device());
+  dispatch_all_types(self.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    TensorIterator it({&out}, {&self}, name);
+    it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+      for (int64_t r = 0; r < rows; ++r) {
+        char* o = data[0] + r * s[2];
+        const char* a = data[1] + r * s[3];
+        for (int64_t i = 0; i < n; ++i) {
+          *reinterpret_cast<bool*>(o + i * s[0]) =
+              p(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1])));
+        }
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace
+
+#define EMBER_FLOAT_UNARY_KERNEL(op)                                        \
+  void op##_out_cpu(const Tensor& self, const Tensor& out) {                \
+    unary_run<op##_fn>(#op, float_result_type(self.dtype()), self, out);    \
+  }
+// As PyTorch: these ops write only into an out= of self's dtype.
+#define EMBER_SAME_UNARY_KERNEL(op)                                         \
+  void op##_out_cpu(const Tensor& self, const Tensor& out) {                \
+    EMBER_CHECK(out.dtype() == self.dtype(), #op "(): Found dtype ", out.dtype(), \
+                " but expected ", self.dtype(), " (out= must have self's dtype)"); \
+    unary_run<op##_fn>(#op, self.dtype(), self, out);                       \
+  }
+
+EMBER_FLOAT_UNARY_KERNEL(exp)
+EMBER_FLOAT_UNARY_KERNEL(exp2)
+EMBER_FLOAT_UNARY_KERNEL(expm1)
+EMBER_FLOAT_UNARY_KERNEL(log)
+EMBER_FLOAT_UNARY_KERNEL(log2)
+EMBER_FLOAT_UNARY_KERNEL(log10)
+EMBER_FLOAT_UNARY_KERNEL(log1p)
+EMBER_FLOAT_UNARY_KERNEL(sqrt)
+EMBER_FLOAT_UNARY_KERNEL(rsqrt)
+EMBER_FLOAT_UNARY_KERNEL(sin)
+EMBER_FLOAT_UNARY_KERNEL(cos)
+EMBER_FLOAT_UNARY_KERNEL(tan)
+EMBER_FLOAT_UNARY_KERNEL(asin)
+EMBER_FLOAT_UNARY_KERNEL(acos)
+EMBER_FLOAT_UNARY_KERNEL(atan)
+EMBER_FLOAT_UNARY_KERNEL(sinh)
+EMBER_FLOAT_UNARY_KERNEL(cosh)
+EMBER_FLOAT_UNARY_KERNEL(tanh)
+EMBER_FLOAT_UNARY_KERNEL(asinh)
+EMBER_FLOAT_UNARY_KERNEL(acosh)
+EMBER_FLOAT_UNARY_KERNEL(atanh)
+EMBER_FLOAT_UNARY_KERNEL(sigmoid)
+EMBER_FLOAT_UNARY_KERNEL(erf)
+EMBER_FLOAT_UNARY_KERNEL(erfc)
+EMBER_FLOAT_UNARY_KERNEL(reciprocal)
+EMBER_SAME_UNARY_KERNEL(abs)
+EMBER_SAME_UNARY_KERNEL(neg)
+EMBER_SAME_UNARY_KERNEL(sign)
+EMBER_SAME_UNARY_KERNEL(floor)
+EMBER_SAME_UNARY_KERNEL(ceil)
+EMBER_SAME_UNARY_KERNEL(trunc)
+EMBER_SAME_UNARY_KERNEL(frac)
+EMBER_SAME_UNARY_KERNEL(round)
+#undef EMBER_FLOAT_UNARY_KERNEL
+#undef EMBER_SAME_UNARY_KERNEL
+
+Tensor isnan_cpu(const Tensor& self) {
+  return predicate("isnan", self, [](auto x) {
+    if constexpr (kIsComplex<decltype(x)>) return std::isnan(x.real()) || std::isnan(x.imag());
+    else if constexpr (std::is_floating_point_v<decltype(x)>) return std::isnan(x);
+    else return false;
+  });
+}
+
+Tensor isinf_cpu(const Tensor& self) {
+  // As PyTorch: integers are never infinite (a zeros_like, keeping self's strides).
+  if (is_integral(self.dtype(), true)) return ember::zeros_like(self, TensorOptions().dtype(ScalarType::Bool));
+  return predicate("isinf", self, [](auto x) {
+    if constexpr (kIsComplex<decltype(x)>) return std::isinf(x.real()) || std::isinf(x.imag());
+    else if constexpr (std::is_floating_point_v<decltype(x)>) return std::isinf(x);
+    else return false;
+  });
+}
+
+Tensor isfinite_cpu(const Tensor& self) {
+  if (is_integral(self.dtype(), true)) return ember::ones_like(self, TensorOptions().dtype(ScalarType::Bool));
+  return predicate("isfinite", self, [](auto x) {
+    if constexpr (kIsComplex<decltype(x)>) return std::isfinite(x.real()) && std::isfinite(x.imag());
+    else if constexpr (std::is_floating_point_v<decltype(x)>) return std::isfinite(x);
+    else return true;
+  });
+}
+
+Tensor signbit_cpu(const Tensor& self) {
+  EMBER_CHECK_TYPE(!is_complex(self.dtype()), "signbit(): is not implemented for complex tensors.");
+  return predicate("signbit", self, [](auto x) {
+    if constexpr (kIsComplex<decltype(x)>) return false;
+    else if constexpr (std::is_floating_point_v<decltype(x)>) return std::signbit(x);
+    else if constexpr (std::is_signed_v<decltype(x)>) return x < 0;
+    else return false;
+  });
+}
+
+}  // namespace ember::native
