@@ -55,3 +55,19 @@ TensorMeta div_meta(const Tensor& self, const Tensor& other) {
 }
 
 }  // namespace ember::native
+
+namespace ember::native {
+
+#define EMBER_COMPARISON_META(op)                                                           \
+  TensorMeta op##_Tensor_out_meta(const Tensor& self, const Tensor& other) {                \
+    return elementwise_meta({&self, &other}, ScalarType::Bool, #op);                        \
+  }
+EMBER_COMPARISON_META(eq)
+EMBER_COMPARISON_META(ne)
+EMBER_COMPARISON_META(lt)
+EMBER_COMPARISON_META(le)
+EMBER_COMPARISON_META(gt)
+EMBER_COMPARISON_META(ge)
+#undef EMBER_COMPARISON_META
+
+}  // namespace ember::native

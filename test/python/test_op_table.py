@@ -280,6 +280,10 @@ ROW_LIST: list[Row] = [
                              if op == "abs" else {}))
       for op in UNARY for form in (".out", "", "_")],
     *[Row(op) for op in ("isnan", "isinf", "isfinite", "signbit")],
+    # ---- comparisons ----
+    *[Row(f"{op}{form}", shapes={"other": (4,)}, arg_dtypes={"other": MIXED},
+          pools={"other": [2, -1.5, True, 0]} if form == ".Scalar" else {})
+      for op in ("eq", "ne", "lt", "le", "gt", "ge") for form in (".Tensor_out", ".Tensor", ".Scalar")],
 ]
 ROWS = {row.key: row for row in ROW_LIST}
 OPS = ot.load_ops()

@@ -1,0 +1,110 @@
+// Comparisons on the CPU: eq, ne, lt, le, gt, ge (Tensor and Scalar forms). Operands are
+// compared in their promoted dtype; the result is bool (an out= of another dtype receives
+// a converted copy). Complex operands compare only for (in)equality, as in PyTorch.
+#include <type_traits>
+
+#include "aten/native/Dispatch.h"
+#include "aten/native/Structured.h"
+#include "aten/native/TensorIterator.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/Functions.h"
+#include "ember/generated/NativeFunctions.h"
+
+namespace ember::native {
+namespace {
+
+enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
+
+template <class T>
+using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+template <Cmp c, class A>
+bool compare(A a, A b) {
+  if constexpr (c == Cmp::Eq) return a == b;
+  else if constexpr (c == Cmp::Ne) return a != b;
+  else if constexpr (kIsComplex<A>) return false;  // refused before the loop
+  else if constexpr (c == Cmp::Lt) return a < b;
+  else if constexpr (c == Cmp::Le) return a <= b;
+  else if constexpr (c == Cmp::Gt) return a > b;
+  else return a >= b;
+}
+
+template <Cmp c, class T>
+void loop(const TensorIterator& it, const Scalar* constant) {
+  if (constant) {
+    Acc<T> b;
+    if constexpr (kIsComplex<T>) b = static_cast<T>(constant->to_complex());
+    else if constexpr (std::is_same_v<T, bool>) b = constant->to<bool>();
+    else b = constant->to<Acc<T>>();
+    it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+      for (int64_t r = 0; r < rows; ++r) {
+        char* o = data[0] + r * s[2];
+        const char* a = data[1] + r * s[3];
+        for (int64_t i = 0; i < n; ++i) {
+          *reinterpret_cast<bool*>(o + i * s[0]) =
+              compare<c>(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1])), b);
+        }
+      }
+    });
+    return;
+  }
+  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r) {
+      char* o = data[0] + r * s[3];
+      const char* a = data[1] + r * s[4];
+      const char* b = data[2] + r * s[5];
+      for (int64_t i = 0; i < n; ++i) {
+        *reinterpret_cast<bool*>(o + i * s[0]) =
+            compare<c>(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1])),
+                       Acc<T>(*reinterpret_cast<const T*>(b + i * s[2])));
+      }
+    }
+  });
+}
+
+template <Cmp c>
+void run(const char* name, ScalarType compute, const Tensor& dst, const Tensor& a,
+         const Tensor* b, const Scalar* constant) {
+  EMBER_CHECK_TYPE(!is_complex(compute) || c == Cmp::Eq || c == Cmp::Ne, name,
+                   "(): not implemented for '", compute, "' (complex numbers are not ordered)");
+  if (b) check_output_overlap(dst, {&a, b});
+  else check_output_overlap(dst, {&a});
+  const Tensor a_c = a.dtype() == compute ? a : a.to(compute);
+  Tensor b_c;
+  if (b) b_c = b->dtype() == compute ? *b : b->to(compute);
+  const bool direct = dst.dtype() == ScalarType::Bool;
+  const Tensor out = direct ? dst : ember::empty_like(dst, TensorOptions().dtype(ScalarType::Bool));
+  dispatch_all_types(compute, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (b) loop<c, T>(TensorIterator({&out}, {&a_c, &b_c}, name), nullptr);
+    else loop<c, T>(TensorIterator({&out}, {&a_c}, name), constant);
+  });
+  if (!direct) dst.copy_(out);
+}
+
+template <Cmp c>
+Tensor scalar_form(const char* name, const Tensor& self, const Scalar& other) {
+  const ScalarType compute = ResultType().add(self).add(other).get();
+  Tensor out = make_output(elementwise_meta({&self}, ScalarType::Bool, name), self.device());
+  run<c>(name, compute, out, self, nullptr, &other);
+  return out;
+}
+
+}  // namespace
+
+#define EMBER_COMPARISON_KERNELS(op, C)                                                     \
+  void op##_out_cpu(const Tensor& self, const Tensor& other, const Tensor& out) {           \
+    run<C>(#op, ResultType().add(self).add(other).get(), out, self, &other, nullptr);       \
+  }                                                                                         \
+  Tensor op##_scalar_cpu(const Tensor& self, const Scalar& other) {                         \
+    return scalar_form<C>(#op, self, other);                                                \
+  }
+EMBER_COMPARISON_KERNELS(eq, Cmp::Eq)
+EMBER_COMPARISON_KERNELS(ne, Cmp::Ne)
+EMBER_COMPARISON_KERNELS(lt, Cmp::Lt)
+EMBER_COMPARISON_KERNELS(le, Cmp::Le)
+EMBER_COMPARISON_KERNELS(gt, Cmp::Gt)
+EMBER_COMPARISON_KERNELS(ge, Cmp::Ge)
+#undef EMBER_COMPARISON_KERNELS
+
+}  // namespace ember::native
