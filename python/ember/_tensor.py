@@ -48,8 +48,8 @@ def _slot(op: str, kind: str, method, function):
             return method(self)
     elif kind == "swap":
         def slot(self, other):
-            if not isinstance(other, _C.TensorBase):
-                other = _C.tensor(other, dtype=None) if not isinstance(other, (builtins.int, builtins.float, builtins.bool, complex)) else other
+            # ember.op(number, tensor) works once the op has a Scalar-first overload;
+            # until then Python reports the unsupported operand types.
             try:
                 return function(other, self)
             except TypeError:
