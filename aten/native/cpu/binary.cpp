@@ -8,6 +8,7 @@
 #include "aten/native/Structured.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/binary.h"
+#include "aten/native/cpu/Loops.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
@@ -16,9 +17,6 @@ namespace ember::native {
 namespace {
 
 enum class Op { Add, Mul, Div };
-
-template <class T>
-using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
 
 template <class T>
 constexpr bool kWraps = std::is_integral_v<T> && !std::is_same_v<T, bool>;
@@ -52,59 +50,6 @@ struct Arith {
   }
 };
 
-// out[i] = f(a[i], b[i]) over operands (out, a, b) of one dtype T.
-template <class T, class F>
-void loop_binary(const TensorIterator& it, const F& f) {
-  constexpr int64_t kSize = sizeof(T);
-  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
-    for (int64_t r = 0; r < rows; ++r) {
-      char* o = data[0] + r * s[3];
-      const char* a = data[1] + r * s[4];
-      const char* b = data[2] + r * s[5];
-      T* po = reinterpret_cast<T*>(o);
-      const T* pa = reinterpret_cast<const T*>(a);
-      const T* pb = reinterpret_cast<const T*>(b);
-      if (s[0] == kSize && s[1] == kSize && s[2] == kSize) {
-        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(f(Acc<T>(pa[i]), Acc<T>(pb[i])));
-      } else if (s[0] == kSize && s[1] == kSize && s[2] == 0) {
-        const Acc<T> vb = Acc<T>(*pb);
-        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(f(Acc<T>(pa[i]), vb));
-      } else if (s[0] == kSize && s[1] == 0 && s[2] == kSize) {
-        const Acc<T> va = Acc<T>(*pa);
-        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(f(va, Acc<T>(pb[i])));
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          *reinterpret_cast<T*>(o + i * s[0]) = static_cast<T>(
-              f(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1])),
-                Acc<T>(*reinterpret_cast<const T*>(b + i * s[2]))));
-        }
-      }
-    }
-  });
-}
-
-// out[i] = f(a[i], constant) over operands (out, a) of one dtype T.
-template <class T, class F>
-void loop_with_constant(const TensorIterator& it, const F& f, Acc<T> c) {
-  constexpr int64_t kSize = sizeof(T);
-  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
-    for (int64_t r = 0; r < rows; ++r) {
-      char* o = data[0] + r * s[2];
-      const char* a = data[1] + r * s[3];
-      if (s[0] == kSize && s[1] == kSize) {
-        T* po = reinterpret_cast<T*>(o);
-        const T* pa = reinterpret_cast<const T*>(a);
-        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(f(Acc<T>(pa[i]), c));
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          *reinterpret_cast<T*>(o + i * s[0]) =
-              static_cast<T>(f(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1])), c));
-        }
-      }
-    }
-  });
-}
-
 template <class T>
 Acc<T> scalar_as(const Scalar& s) {
   if constexpr (kIsComplex<T>) return static_cast<T>(s.to_complex());
@@ -126,9 +71,11 @@ void run(Op op, const char* name, ScalarType compute, const Tensor& dst, const T
     using T = typename decltype(tag)::type;
     auto go = [&](auto f) {
       if (b) {
-        loop_binary<T>(TensorIterator({&out}, {&a_c, &b_c}, name), f);
+        elementwise_loop<T, T, 2>(TensorIterator({&out}, {&a_c, &b_c}, name), f);
       } else {
-        loop_with_constant<T>(TensorIterator({&out}, {&a_c}, name), f, scalar_as<T>(*b_scalar));
+        const Acc<T> c = scalar_as<T>(*b_scalar);
+        elementwise_loop<T, T, 1>(TensorIterator({&out}, {&a_c}, name),
+                                  [&](Acc<T> x) { return f(x, c); });
       }
     };
     const Acc<T> al = scalar_as<T>(alpha);

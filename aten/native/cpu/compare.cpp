@@ -6,6 +6,7 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/Structured.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/Loops.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
@@ -14,9 +15,6 @@ namespace ember::native {
 namespace {
 
 enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
-
-template <class T>
-using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
 
 template <Cmp c, class A>
 bool compare(A a, A b) {
@@ -31,35 +29,15 @@ bool compare(A a, A b) {
 
 template <Cmp c, class T>
 void loop(const TensorIterator& it, const Scalar* constant) {
-  if (constant) {
-    Acc<T> b;
-    if constexpr (kIsComplex<T>) b = static_cast<T>(constant->to_complex());
-    else if constexpr (std::is_same_v<T, bool>) b = constant->to<bool>();
-    else b = constant->to<Acc<T>>();
-    it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
-      for (int64_t r = 0; r < rows; ++r) {
-        char* o = data[0] + r * s[2];
-        const char* a = data[1] + r * s[3];
-        for (int64_t i = 0; i < n; ++i) {
-          *reinterpret_cast<bool*>(o + i * s[0]) =
-              compare<c>(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1])), b);
-        }
-      }
-    });
+  if (!constant) {
+    elementwise_loop<bool, T, 2>(it, [](Acc<T> a, Acc<T> b) { return compare<c>(a, b); });
     return;
   }
-  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
-    for (int64_t r = 0; r < rows; ++r) {
-      char* o = data[0] + r * s[3];
-      const char* a = data[1] + r * s[4];
-      const char* b = data[2] + r * s[5];
-      for (int64_t i = 0; i < n; ++i) {
-        *reinterpret_cast<bool*>(o + i * s[0]) =
-            compare<c>(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1])),
-                       Acc<T>(*reinterpret_cast<const T*>(b + i * s[2])));
-      }
-    }
-  });
+  Acc<T> b;
+  if constexpr (kIsComplex<T>) b = static_cast<T>(constant->to_complex());
+  else if constexpr (std::is_same_v<T, bool>) b = constant->to<bool>();
+  else b = constant->to<Acc<T>>();
+  elementwise_loop<bool, T, 1>(it, [&](Acc<T> a) { return compare<c>(a, b); });
 }
 
 template <Cmp c>

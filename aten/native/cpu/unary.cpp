@@ -9,6 +9,7 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/Structured.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/Loops.h"
 #include "aten/native/unary.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
@@ -23,8 +24,6 @@ template <class T>
 constexpr bool kFloating = std::is_floating_point_v<T> || kReduced<T>;
 template <class T>
 constexpr bool kIntegral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-template <class T>
-using Acc = std::conditional_t<kReduced<T>, float, T>;
 
 // Ops of the float family: real floating types, and complex ones when the op has a complex
 // form (Complex = true).
@@ -128,28 +127,6 @@ struct frac_fn {
   A operator()(A x) const { return x - std::trunc(x); }
 };
 
-// out[i] = f(in[i]) over operands (out, in) of one dtype T.
-template <class T, class F>
-void loop_unary(const TensorIterator& it, const F& f) {
-  constexpr int64_t kSize = sizeof(T);
-  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
-    for (int64_t r = 0; r < rows; ++r) {
-      char* o = data[0] + r * s[2];
-      const char* a = data[1] + r * s[3];
-      if (s[0] == kSize && s[1] == kSize) {
-        T* po = reinterpret_cast<T*>(o);
-        const T* pa = reinterpret_cast<const T*>(a);
-        for (int64_t i = 0; i < n; ++i) po[i] = static_cast<T>(f(Acc<T>(pa[i])));
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          *reinterpret_cast<T*>(o + i * s[0]) =
-              static_cast<T>(f(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1]))));
-        }
-      }
-    }
-  });
-}
-
 template <class F>
 void unary_run(const char* name, ScalarType compute, const Tensor& self, const Tensor& out) {
   dispatch_all_types(compute, name, [&](auto tag) {
@@ -161,7 +138,7 @@ void unary_run(const char* name, ScalarType compute, const Tensor& self, const T
       const Tensor in = self.dtype() == compute ? self : self.to(compute);
       const bool direct = out.dtype() == compute;
       const Tensor dst = direct ? out : ember::empty_like(out, TensorOptions().dtype(compute));
-      loop_unary<T>(TensorIterator({&dst}, {&in}, name), F{});
+      elementwise_loop<T, T, 1>(TensorIterator({&dst}, {&in}, name), F{});
       if (!direct) out.copy_(dst);
     }
   });
@@ -173,17 +150,7 @@ Tensor predicate(const char* name, const Tensor& self, P p) {
   Tensor out = make_output(elementwise_meta({&self}, ScalarType::Bool, name), self.device());
   dispatch_all_types(self.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    TensorIterator it({&out}, {&self}, name);
-    it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
-      for (int64_t r = 0; r < rows; ++r) {
-        char* o = data[0] + r * s[2];
-        const char* a = data[1] + r * s[3];
-        for (int64_t i = 0; i < n; ++i) {
-          *reinterpret_cast<bool*>(o + i * s[0]) =
-              p(Acc<T>(*reinterpret_cast<const T*>(a + i * s[1])));
-        }
-      }
-    });
+    elementwise_loop<bool, T, 1>(TensorIterator({&out}, {&self}, name), p);
   });
   return out;
 }
@@ -269,7 +236,8 @@ Tensor signbit_cpu(const Tensor& self) {
   EMBER_CHECK_TYPE(!is_complex(self.dtype()), "signbit(): is not implemented for complex tensors.");
   return predicate("signbit", self, [](auto x) {
     if constexpr (kIsComplex<decltype(x)>) return false;
-    else if constexpr (std::is_floating_point_v<decltype(x)>) return std::signbit(x);
+    // copysign, not std::signbit: GCC 12 fails (an internal error) vectorising the latter.
+    else if constexpr (std::is_floating_point_v<decltype(x)>) return std::copysign(decltype(x)(1), x) < 0;
     else if constexpr (std::is_signed_v<decltype(x)>) return x < 0;
     else return false;
   });

@@ -1,0 +1,63 @@
+#pragma once
+/// elementwise_loop: the one inner loop of the CPU elementwise kernels (unary, binary,
+/// comparisons), over a TensorIterator (Note [TensorIterator]).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "aten/native/TensorIterator.h"
+#include "c10/util/Half.h"
+
+namespace ember::native {
+
+/// The type a kernel computes in: float for the 16-bit floats (rounded once on store),
+/// the element type otherwise.
+template <class T>
+using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+/// Runs out[i] = f(in_0[i], ..., in_{N-1}[i]) over an iterator whose operands are (out,
+/// N inputs), of element types Out and In; f takes Acc<In> values. A run where every
+/// operand is contiguous is a plain indexed loop the compiler vectorises; a broadcast last
+/// input (stride 0) is loaded once per run.
+template <class Out, class In, size_t N, class F>
+void elementwise_loop(const TensorIterator& it, const F& f) {
+  constexpr int64_t kNt = N + 1;
+  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r) {
+      Out* out = reinterpret_cast<Out*>(data[0] + r * s[kNt]);
+      std::array<const In*, N> in;
+      bool contiguous = s[0] == sizeof(Out);
+      for (size_t k = 0; k < N; ++k) {
+        in[k] = reinterpret_cast<const In*>(data[k + 1] + r * s[kNt + k + 1]);
+        contiguous = contiguous && s[k + 1] == sizeof(In);
+      }
+      [&]<size_t... K>(std::index_sequence<K...>) {
+        if (contiguous) {
+          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(Acc<In>(in[K][i])...));
+          return;
+        }
+        constexpr size_t kLast = N - 1;
+        if (s[0] == sizeof(Out) && s[kLast + 1] == 0 &&
+            ((K == kLast || s[K + 1] == sizeof(In)) && ...)) {
+          const Acc<In> last = Acc<In>(*in[kLast]);
+          for (int64_t i = 0; i < n; ++i) {
+            out[i] = static_cast<Out>(f((K == kLast ? last : Acc<In>(in[K][i]))...));
+          }
+          return;
+        }
+        auto at = [&](size_t k, int64_t i) {
+          return Acc<In>(*reinterpret_cast<const In*>(reinterpret_cast<const char*>(in[k]) + i * s[k + 1]));
+        };
+        for (int64_t i = 0; i < n; ++i) {
+          *reinterpret_cast<Out*>(reinterpret_cast<char*>(out) + i * s[0]) =
+              static_cast<Out>(f(at(K, i)...));
+        }
+      }(std::make_index_sequence<N>{});
+    }
+  });
+}
+
+}  // namespace ember::native
