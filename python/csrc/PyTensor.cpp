@@ -168,7 +168,6 @@ int64_t wrap_dim(const Tensor& t, PyObject* dim_obj, const char* op) {
 }
 
 PyObject* one_optional_arg(PyObject* args, PyObject* kwargs, const char* op, const char* name) {
-  static_cast<void>(name);
   PyObject* value = Py_None;
   const Py_ssize_t n = PyTuple_GET_SIZE(args);
   const Py_ssize_t nk = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
@@ -254,8 +253,8 @@ PyObject* m_tolist(PyObject* self, PyObject*) {
 PyObject* m_numpy(PyObject* self, PyObject* args, PyObject* kwargs) {
   EMBER_PY_BEGIN
   PyObject* force = one_optional_arg(args, kwargs, "numpy", "force");
-  EMBER_CHECK(force == Py_None || force == Py_True || force == Py_False || !as_pt(self)->requires_grad,
-              "numpy(): expected 'force' to be a bool");
+  EMBER_CHECK_TYPE(force == Py_None || PyBool_Check(force),
+                   "numpy(): expected 'force' to be a bool, but got ", Py_TYPE(force)->tp_name);
   if (force != Py_True) {
     EMBER_CHECK(!as_pt(self)->requires_grad, "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead.");

@@ -225,6 +225,8 @@ def test_requires_grad_flag():
     with pytest.raises(RuntimeError):
         ember.ones(2, requires_grad=True).numpy()
     assert ember.ones(2, requires_grad=True).numpy(force=True).tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match="force"):
+        ember.ones(2).numpy(force=1)
 
 
 # ---- identity ---------------------------------------------------------------------------------
