@@ -284,6 +284,26 @@ ROW_LIST: list[Row] = [
     *[Row(f"{op}{form}", shapes={"other": (4,)}, arg_dtypes={"other": MIXED},
           pools={"other": [2, -1.5, True, 0]} if form == ".Scalar" else {})
       for op in ("eq", "ne", "lt", "le", "gt", "ge") for form in (".Tensor_out", ".Tensor", ".Scalar")],
+    # ---- binary: rounding division, powers, min/max, bitwise and logical ----
+
+
+    # ---- (section end) ----
+    # ---- unary: activations and special functions ----
+
+
+    # ---- (section end) ----
+    # ---- pointwise with several inputs ----
+
+
+    # ---- (section end) ----
+    # ---- reductions ----
+
+
+    # ---- (section end) ----
+    # ---- scans ----
+
+
+    # ---- (section end) ----
 ]
 ROWS = {row.key: row for row in ROW_LIST}
 OPS = ot.load_ops()
