@@ -71,11 +71,45 @@ def register_schemas(fs: list[NativeFunction], ns: str) -> str:
     return "\n".join(lines) + "\n}\n"
 
 
+CPU_CAPABILITIES = ("cpu_avx2", "cpu_avx512")
+
+
 class KeyFile:
     def __init__(self, key: str):
         self.key = key
         self.wrappers: list[str] = []
         self.impls: list[str] = []
+        # CPU: kernel pointers picked per capability, by (kernel, signature) -> (name, decl).
+        self.picked: dict[tuple[str, str], tuple[str, str, str]] = {}
+
+    def kernel_call(self, kernel: str, ret: str, ps: list[str]) -> str:
+        """What a wrapper calls for `kernel`: the function itself, or on CPU the copy of the
+        running capability (Note [CPU capabilities] in aten/native/CpuCapability.h)."""
+        if self.key != "CPU":
+            return f"native::{kernel}"
+        params = ", ".join(p.split(" = ")[0] for p in ps)
+        types = ", ".join(p.rsplit(" ", 1)[0].split(" = ")[0] for p in ps)
+        found = self.picked.get((kernel, types))
+        if found is None:
+            name = f"cpu_{kernel}" + (f"_{len(self.picked)}" if any(k == kernel for k, _ in self.picked) else "")
+            found = (name, f"{ret} {kernel}({params});", f"{ret} (*)({types})")
+            self.picked[(kernel, types)] = found
+        return found[0]
+
+    def prologue(self) -> str:
+        """Weak declarations of the capability copies and the picked pointers."""
+        if not self.picked:
+            return ""
+        text = ""
+        for ns in CPU_CAPABILITIES:
+            text += f"namespace ember::native::{ns} {{\n"
+            text += "".join(f"[[gnu::weak]] {decl}\n" for _, decl, _ in self.picked.values())
+            text += f"}}  // namespace ember::native::{ns}\n\n"
+        text += "namespace ember {\nnamespace {\n\n// The copy of each kernel for this process's CPU capability.\n"
+        for (kernel, _), (name, _, fptr) in self.picked.items():
+            copies = ", ".join(f"&native::{ns}::{kernel}" for ns in CPU_CAPABILITIES)
+            text += f"const auto {name} = pick_cpu_kernel<{fptr}>(&native::{kernel}, {copies});\n"
+        return text + "\n}  // namespace\n}  // namespace ember\n\n"
 
 
 def _first_tensor(args: tuple[Argument, ...]) -> Argument | None:
@@ -120,7 +154,8 @@ def structured_wrappers(out_fn: NativeFunction, delegates: list[NativeFunction],
             body += [f"  Tensor {o} = make_output({m}, {device});" for m, o in zip(metas, outs)]
             result = outs[0] if n_out == 1 else f"{ret}({', '.join(outs)})"
         if kernel:
-            body.append(f"  native::{kernel}({', '.join([a.name for a in ins] + outs)});")
+            call = kf.kernel_call(kernel, "void", structured_kernel_params(s))
+            body.append(f"  {call}({', '.join([a.name for a in ins] + outs)});")
         body.append(f"  return {result};")
         kf.wrappers.append(f"{ret} {wname}({', '.join(ps)}) {{\n" + "\n".join(body) + "\n}\n")
         kf.impls.append(f'  m.impl("{f.name}", {fn_ref(wname, ret, ps)});')
@@ -153,7 +188,16 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
             ret, ps = kernel_signature(s)
             if key == "BackendSelect":
                 ps = ["DispatchKeySet keys"] + ps
-            key_file(key).impls.append(f'  m.impl("{f.name}", {fn_ref("native::" + kernel, ret, ps)});')
+            kf = key_file(key)
+            if key == "CPU":
+                # Through the picked pointer: a forwarding wrapper.
+                wname = f"wrapper_CPU_{cpp.struct_name(f)}"
+                names = ", ".join(p.split(" = ")[0].rsplit(" ", 1)[1] for p in ps)
+                kf.wrappers.append(f"{ret} {wname}({', '.join(ps)}) {{\n"
+                                   f"  return {kf.kernel_call(kernel, ret, ps)}({names});\n}}\n")
+                kf.impls.append(f'  m.impl("{f.name}", {fn_ref(wname, ret, ps)});')
+            else:
+                kf.impls.append(f'  m.impl("{f.name}", {fn_ref("native::" + kernel, ret, ps)});')
         # Factories (no tensor argument, a device argument) pick their backend here.
         has_tensor = any(a.type.is_tensor for a in s.arguments)
         if not has_tensor and any(a.name == "device" for a in s.arguments) and "BackendSelect" not in dict(f.dispatch):
@@ -169,8 +213,9 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
             kf.impls.append(f'  m.impl("{f.name}", {fn_ref(wname, ret, ["DispatchKeySet keys"] + ps)});')
     for key, kf in sorted(keys.items()):
         text = (f'#include "{prefix}/Functions.h"\n#include "{prefix}/NativeFunctions.h"\n'
-                '#include "aten/native/Structured.h"\n#include "c10/dispatch/Library.h"\n\n'
-                "namespace ember {\nnamespace {\n\n" + "\n".join(kf.wrappers) +
+                '#include "aten/native/CpuCapability.h"\n'
+                '#include "aten/native/Structured.h"\n#include "c10/dispatch/Library.h"\n\n' +
+                kf.prologue() + "namespace ember {\nnamespace {\n\n" + "\n".join(kf.wrappers) +
                 "\n}  // namespace\n\n" + f"EMBER_LIBRARY_IMPL({ns}, {key}, m) {{\n" +
                 "\n".join(kf.impls) + "\n}\n\n}  // namespace ember\n")
         out.append((f"Register{key}.cpp", text))

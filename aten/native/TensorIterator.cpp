@@ -1,6 +1,7 @@
 #include "aten/native/TensorIterator.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 #include "aten/native/Parallel.h"
@@ -291,8 +292,54 @@ void TensorIterator::serial_for_each(const Loop2d& loop, int64_t begin, int64_t 
   }
 }
 
+// Note [Tiles]: when one operand walks the two fastest dimensions the other way round (the
+// inner dimension of `M.t() + M2` is a column of M), a row-by-row walk reads that operand a
+// cache line per element, and the lines are evicted before the next row comes back for
+// their neighbours. Walking kTile x kTile tiles instead keeps each tile's lines of every
+// operand in L1 until all of their elements are used: both sides stream.
+bool TensorIterator::tiled() const {
+  if (shape_.size() < 2 || shape_[0] < 2 * kTile || shape_[1] < 2 * kTile) return false;
+  for (int k = 0; k < ntensors_; ++k) {
+    const int64_t s0 = std::abs(strides_[k][0]), s1 = std::abs(strides_[k][1]);
+    if (s1 != 0 && s1 < s0) return true;
+  }
+  return false;
+}
+
+void TensorIterator::tiled_for_each(const Loop2d& loop, int64_t grain_size) const {
+  const auto nt = static_cast<size_t>(ntensors_);
+  std::array<int64_t, 2 * kMaxOperands> data_strides{};
+  std::array<char*, kMaxOperands> base{};
+  for (size_t k = 0; k < nt; ++k) {
+    base[k] = static_cast<char*>(operands_[k]->impl()->data());
+    data_strides[k] = strides_[k][0];
+    data_strides[nt + k] = strides_[k][1];
+  }
+  const int64_t tiles0 = (shape_[0] + kTile - 1) / kTile, tiles1 = (shape_[1] + kTile - 1) / kTile;
+  int64_t outer = 1;
+  for (size_t d = 2; d < shape_.size(); ++d) outer *= shape_[d];
+  const int64_t tiles = tiles0 * tiles1 * outer;
+  const int64_t grain = std::max<int64_t>(1, grain_size / (kTile * kTile));
+  parallel_for(0, tiles, grain, [&](int64_t b, int64_t e) {
+    std::array<char*, kMaxOperands> ptrs{};
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t i0 = t % tiles0, i1 = (t / tiles0) % tiles1;
+      int64_t rest = t / (tiles0 * tiles1);
+      for (size_t k = 0; k < nt; ++k) ptrs[k] = base[k] + i0 * kTile * strides_[k][0] + i1 * kTile * strides_[k][1];
+      for (size_t d = 2; d < shape_.size(); ++d) {
+        const int64_t c = rest % shape_[d];
+        rest /= shape_[d];
+        for (size_t k = 0; k < nt; ++k) ptrs[k] += c * strides_[k][d];
+      }
+      loop(ptrs.data(), data_strides.data(), std::min(kTile, shape_[0] - i0 * kTile),
+           std::min(kTile, shape_[1] - i1 * kTile));
+    }
+  });
+}
+
 void TensorIterator::for_each(const Loop2d& loop, int64_t grain_size) const {
   if (numel_ == 0) return;
+  if (tiled()) return tiled_for_each(loop, grain_size);
   parallel_for(0, numel_, grain_size, [&](int64_t b, int64_t e) { serial_for_each(loop, b, e); });
 }
 

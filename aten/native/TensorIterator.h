@@ -7,7 +7,8 @@
 /// reorder_dimensions, so a transposed input is walked in memory order) and neighbours
 /// every operand walks as one are merged. for_each() hands a kernel 2-D blocks: `size0`
 /// elements along the innermost dimension times `size1` rows, with per-operand strides,
-/// splitting the work across threads above a grain size. Kernels see one dtype per
+/// splitting the work across threads above a grain size; operands that disagree on the
+/// fastest dimension are walked in tiles (Note [Tiles]). Kernels see one dtype per
 /// operand; the structured wrappers give them outputs of the computed dtype and shape.
 
 #include <array>
@@ -79,8 +80,13 @@ class EMBER_API TensorIterator {
   static constexpr int64_t kGrainSize = 32768;
   /// The most operands an iterator takes.
   static constexpr int kMaxOperands = 4;
+  /// The side of the tiles of a mixed-stride walk (Note [Tiles]).
+  static constexpr int64_t kTile = 64;
 
  private:
+  bool tiled() const;
+  void tiled_for_each(const Loop2d& loop, int64_t grain_size) const;
+
   // The operands are borrowed: an iterator lives within the call that made it. Fixed
   // arrays keep construction free of heap allocations (it runs once per op call).
   std::array<const Tensor*, kMaxOperands> operands_{};

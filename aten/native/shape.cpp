@@ -1,4 +1,4 @@
-// Shape ops that only change a tensor's geometry: view, select.
+// Shape ops that only change a tensor's geometry: view, select, transpose, t.
 #include "ember/generated/NativeFunctions.h"
 #include "c10/util/DimVector.h"
 #include "c10/util/Exception.h"
@@ -85,6 +85,19 @@ Tensor view_strided(const Tensor& self, IntArrayRef size) {
   return Tensor(std::move(impl));
 }
 
+namespace {
+
+// A view of self's storage with other sizes and strides (same offset).
+Tensor alias_of(const Tensor& self, IntArrayRef sizes, IntArrayRef strides) {
+  TensorImpl* src = self.impl();
+  auto impl = make_intrusive<TensorImpl>(src->storage(), src->key_set(), src->dtype());
+  impl->set_sizes_and_strides(sizes, strides, src->storage_offset());
+  impl->share_version_counter(*src);
+  return Tensor(std::move(impl));
+}
+
+}  // namespace
+
 Tensor select_strided(const Tensor& self, int64_t dim, int64_t index) {
   const int64_t ndim = self.dim();
   EMBER_CHECK_INDEX(ndim > 0, "select(): cannot be applied to a 0-dim tensor");
@@ -106,6 +119,28 @@ Tensor select_strided(const Tensor& self, int64_t dim, int64_t index) {
   impl->set_sizes_and_strides(sizes, strides, src->storage_offset() + index * self.strides()[dim]);
   impl->share_version_counter(*src);
   return Tensor(std::move(impl));
+}
+
+Tensor transpose_strided(const Tensor& self, int64_t dim0, int64_t dim1) {
+  const int64_t ndim = self.dim();
+  const int64_t lo = ndim == 0 ? -1 : -ndim, hi = ndim == 0 ? 0 : ndim - 1;
+  for (int64_t d : {dim0, dim1}) {
+    EMBER_CHECK_INDEX(d >= lo && d <= hi, "transpose(): Dimension out of range (expected to be "
+                      "in range of [", lo, ", ", hi, "], but got ", d, ")");
+  }
+  if (ndim == 0) return alias_of(self, self.sizes(), self.strides());
+  if (dim0 < 0) dim0 += ndim;
+  if (dim1 < 0) dim1 += ndim;
+  DimVector sizes(self.sizes()), strides(self.strides());
+  std::swap(sizes[static_cast<size_t>(dim0)], sizes[static_cast<size_t>(dim1)]);
+  std::swap(strides[static_cast<size_t>(dim0)], strides[static_cast<size_t>(dim1)]);
+  return alias_of(self, sizes, strides);
+}
+
+Tensor t_strided(const Tensor& self) {
+  EMBER_CHECK_VALUE(self.dim() <= 2, "t(): expects a tensor with <= 2 dimensions, but self is ",
+                    self.dim(), "D");
+  return transpose_strided(self, 0, self.dim() < 2 ? 0 : 1);
 }
 
 }  // namespace native

@@ -183,6 +183,11 @@ class Tensor(_C.TensorBase):
         return _C.tensor(data, dtype=dtype or self.dtype, device=device or self.device,
                          requires_grad=requires_grad)
 
+    @property
+    def T(self) -> "Tensor":
+        """The transpose of a tensor of at most 2 dimensions (a view), as t()."""
+        return self.t()
+
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")

@@ -264,6 +264,9 @@ ROW_LIST: list[Row] = [
         pools={"size": [(-1,), (4, 3), (2, -1), (12,), (2, 2, 3), (3, 4)]},
         bad=[{"size": (5,)}, {"size": (-1, -1)}]),
     Row("select.int", bad=[{"index": 3}, {"index": -4}, {"dim": 2}]),
+    Row("transpose.int", pools={"dim0": [0, -1, 1], "dim1": [1, 0, -2]},
+        bad=[{"dim0": 2}, {"dim1": -3}]),
+    Row("t", bad=[{"self": TensorSpec("float32", "contiguous", (2, 3, 4))}]),
     # ---- binary arithmetic ----
     *[Row(f"{op}{form}", pools={"alpha": [1, 2, -0.5]} if op in ("add", "sub") else {},
           shapes={"other": (4,)}, arg_dtypes={"other": MIXED},

@@ -2,16 +2,20 @@
 /// elementwise_loop: the one inner loop of the CPU elementwise kernels (unary, binary,
 /// comparisons), over a TensorIterator (Note [TensorIterator]).
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
 
+#include "aten/native/CpuCapability.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/Vectorized.h"
 #include "c10/util/Half.h"
 
 namespace ember::native {
+EMBER_CPU_NAMESPACE_BEGIN
 
 /// The type a kernel computes in: float for the 16-bit floats (rounded once on store),
 /// the element type otherwise.
@@ -21,9 +25,49 @@ using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFlo
 /// Runs out[i] = f(in_0[i], ..., in_{N-1}[i]) over an iterator whose operands are (out,
 /// N inputs), of element types Out and In; f takes Acc<In> values. A run where every
 /// operand is contiguous is a plain indexed loop the compiler vectorises; a broadcast last
-/// input (stride 0) is loaded once per run.
+/// input (stride 0) is loaded once per run. A unary f with a `vec` form runs through it.
+/// The unary loop of a functor with a `vec` form (Vectorized.h), for float and double
+/// computation: every element goes through f.vec, a block of Vectorized<A>::kSize at a
+/// time, gathered into a buffer where the run is not contiguous or the element type is a
+/// 16-bit float. So a value's result does not depend on where it sits (contiguous or not,
+/// in a tail or not, on which thread): the same SLEEF call computes it.
+template <class Out, class In, class F>
+void vectorized_unary_loop(const TensorIterator& it, const F& f) {
+  using A = Acc<In>;
+  constexpr int64_t K = Vectorized<A>::kSize;
+  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r) {
+      char* out = data[0] + r * s[2];
+      const char* in = data[1] + r * s[3];
+      int64_t i = 0;
+      if constexpr (std::is_same_v<In, A> && std::is_same_v<Out, A>) {
+        if (s[0] == sizeof(A) && s[1] == sizeof(A)) {
+          for (; i + K <= n; i += K) {
+            f.vec(Vectorized<A>::loadu(reinterpret_cast<const A*>(in) + i))
+                .store(reinterpret_cast<A*>(out) + i);
+          }
+        }
+      }
+      alignas(64) A buf[K];
+      for (; i < n; i += K) {
+        const int64_t m = std::min<int64_t>(K, n - i);
+        for (int64_t k = 0; k < m; ++k) buf[k] = A(*reinterpret_cast<const In*>(in + (i + k) * s[1]));
+        for (int64_t k = m; k < K; ++k) buf[k] = A(0);
+        f.vec(Vectorized<A>::loadu(buf)).store(buf);
+        for (int64_t k = 0; k < m; ++k) *reinterpret_cast<Out*>(out + (i + k) * s[0]) = static_cast<Out>(buf[k]);
+      }
+    }
+  });
+}
+
 template <class Out, class In, size_t N, class F>
 void elementwise_loop(const TensorIterator& it, const F& f) {
+  if constexpr (N == 1 && (std::is_same_v<Acc<In>, float> || std::is_same_v<Acc<In>, double>)) {
+    if constexpr (HasVec<F, Acc<In>>) {
+      vectorized_unary_loop<Out, In>(it, f);
+      return;
+    }
+  }
   constexpr int64_t kNt = N + 1;
   it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
     for (int64_t r = 0; r < rows; ++r) {
@@ -60,4 +104,5 @@ void elementwise_loop(const TensorIterator& it, const F& f) {
   });
 }
 
+EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native

@@ -6,9 +6,11 @@
 #include <array>
 #include <cstdint>
 
+#include "aten/native/CpuCapability.h"
 #include "c10/util/DimVector.h"
 
 namespace ember::native {
+EMBER_CPU_NAMESPACE_BEGIN
 
 /// Drops size-1 dimensions, orders the rest by operand 0's strides (largest outermost) and
 /// merges neighbours that every operand walks as one, so the innermost run is as long as
@@ -98,4 +100,5 @@ class StridedLoop {
   std::array<DimVector, N> strides_;
 };
 
+EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native

@@ -4,6 +4,7 @@
 // on overflow (computed unsigned), 16-bit floats compute in float32 and round once.
 #include <type_traits>
 
+#include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Structured.h"
 #include "aten/native/TensorIterator.h"
@@ -14,6 +15,7 @@
 #include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
+EMBER_CPU_NAMESPACE_BEGIN
 namespace {
 
 enum class Op { Add, Mul, Div };
@@ -178,4 +180,5 @@ Tensor& div_scalar_inplace_cpu(Tensor& self, const Scalar& other) {
   return scalar_form_(Op::Div, "div_", self, other, 1);
 }
 
+EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native

@@ -3,6 +3,7 @@
 // a converted copy). Complex operands compare only for (in)equality, as in PyTorch.
 #include <type_traits>
 
+#include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Structured.h"
 #include "aten/native/TensorIterator.h"
@@ -12,6 +13,7 @@
 #include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
+EMBER_CPU_NAMESPACE_BEGIN
 namespace {
 
 enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
@@ -85,4 +87,5 @@ EMBER_COMPARISON_KERNELS(gt, Cmp::Gt)
 EMBER_COMPARISON_KERNELS(ge, Cmp::Ge)
 #undef EMBER_COMPARISON_KERNELS
 
+EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native

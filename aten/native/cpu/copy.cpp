@@ -2,12 +2,14 @@
 #include <algorithm>
 #include <cstring>
 
+#include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/cpu/StridedLoop.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
+EMBER_CPU_NAMESPACE_BEGIN
 namespace {
 
 // src's strides for reading it broadcast to self's shape (0 along broadcast dimensions);
@@ -156,4 +158,5 @@ Scalar _local_scalar_dense_meta(const Tensor& self) {
               "item(): cannot read a value from a meta tensor (meta tensors have no data)");
 }
 
+EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native

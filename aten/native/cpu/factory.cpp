@@ -4,12 +4,14 @@
 #include <cmath>
 #include <complex>
 
+#include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/RangeFactories.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
+EMBER_CPU_NAMESPACE_BEGIN
 namespace {
 
 // Writes f(i) for i in [0, numel) into out in row-major order (through a contiguous
@@ -179,4 +181,5 @@ Tensor& eye_out_cpu(int64_t n, int64_t m, Tensor& out) {
   return out;
 }
 
+EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native

@@ -7,6 +7,7 @@
 #include <numbers>
 #include <thread>
 
+#include "aten/native/CpuCapability.h"
 #include "aten/native/cpu/PhiloxGenerator.h"
 #include "aten/native/cpu/random_loops.h"
 #include "aten/native/random.h"
@@ -19,6 +20,7 @@
 
 namespace ember {
 namespace native {
+EMBER_CPU_NAMESPACE_BEGIN
 
 namespace {
 
@@ -339,5 +341,6 @@ Tensor& bernoulli_tensor_cpu(Tensor& self, const Tensor& p, std::optional<Genera
   return self;
 }
 
+EMBER_CPU_NAMESPACE_END
 }  // namespace native
 }  // namespace ember

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "c10/core/Tensor.h"
 #include "c10/util/Exception.h"
@@ -19,6 +20,7 @@
 
 namespace ember {
 namespace native {
+EMBER_CPU_NAMESPACE_BEGIN
 
 /// Splits the random kernels' work into chunks of `grain` elements run on up to `threads`
 /// std::threads (defaults: 65536, 1). Only the speed changes: see Note [Philox stream
@@ -174,5 +176,6 @@ inline double unit_uniform(const uint32_t* w) {
 inline uint64_t word64(const uint32_t* w) { return (static_cast<uint64_t>(w[1]) << 32) | w[0]; }
 
 }  // namespace random_detail
+EMBER_CPU_NAMESPACE_END
 }  // namespace native
 }  // namespace ember

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "aten/native/CpuCapability.h"
 #include "aten/native/cpu/PhiloxGenerator.h"
 #include "aten/native/cpu/random_loops.h"
 #include "aten/native/random.h"
@@ -12,6 +13,7 @@
 
 namespace ember {
 namespace native {
+EMBER_CPU_NAMESPACE_BEGIN
 
 using namespace random_detail;
 
@@ -114,5 +116,6 @@ Tensor randperm_cpu(int64_t n, std::optional<Generator> generator, std::optional
   return result;
 }
 
+EMBER_CPU_NAMESPACE_END
 }  // namespace native
 }  // namespace ember

@@ -1,11 +1,12 @@
 // Unary elementwise ops on the CPU over TensorIterator (Note [TensorIterator]): one functor
 // per op, saying which element types it takes. 16-bit floats compute in float32 and round
-// once; the scalar math is the C library's (correctly rounded or within an ulp) until
-// Vectorized<T> brings SIMD forms.
+// once. Float and double transcendentals run through SLEEF's vector functions (Vectorized.h);
+// complex ones, and the rest, are the C library's.
 #include <cmath>
 #include <complex>
 #include <type_traits>
 
+#include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Structured.h"
 #include "aten/native/TensorIterator.h"
@@ -16,6 +17,7 @@
 #include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
+EMBER_CPU_NAMESPACE_BEGIN
 namespace {
 
 template <class T>
@@ -26,9 +28,9 @@ template <class T>
 constexpr bool kIntegral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 // Ops of the float family: real floating types, and complex ones when the op has a complex
-// form (Complex = true).
-#define EMBER_FLOAT_FN(name, Complex, real_expr, complex_expr)              \
-  struct name##_fn {                                                        \
+// form (Complex = true). EMBER_FLOAT_VEC_FN adds the Vectorized<T> form (Vectorized.h) that
+// float and double (and the 16-bit floats, through float) run through.
+#define EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)         \
     template <class T>                                                      \
     static constexpr bool kSupports = kFloating<T> || (Complex && kIsComplex<T>); \
     template <class A>                                                      \
@@ -40,34 +42,46 @@ constexpr bool kIntegral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
       } else {                                                              \
         return real_expr;                                                   \
       }                                                                     \
-    }                                                                       \
+    }
+#define EMBER_FLOAT_FN(name, Complex, real_expr, complex_expr)              \
+  struct name##_fn {                                                        \
+    EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)             \
+  };
+#define EMBER_FLOAT_VEC_FN(name, Complex, real_expr, complex_expr, vec_expr) \
+  struct name##_fn {                                                        \
+    EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)             \
+    template <class V>                                                      \
+    V vec(V x) const { return vec_expr; }                                   \
   };
 
-EMBER_FLOAT_FN(exp, true, std::exp(x), std::exp(x))
-EMBER_FLOAT_FN(exp2, true, std::exp2(x), std::exp(x * R(0.693147180559945309417232121458176568)))
-EMBER_FLOAT_FN(expm1, true, std::expm1(x), std::exp(x) - A(1))
-EMBER_FLOAT_FN(log, true, std::log(x), std::log(x))
-EMBER_FLOAT_FN(log2, true, std::log2(x), std::log(x) * R(1.442695040888963407359924681001892137))
-EMBER_FLOAT_FN(log10, true, std::log10(x), std::log10(x))
-EMBER_FLOAT_FN(log1p, true, std::log1p(x), std::log(A(1) + x))
-EMBER_FLOAT_FN(sqrt, true, std::sqrt(x), std::sqrt(x))
-EMBER_FLOAT_FN(rsqrt, true, A(1) / std::sqrt(x), A(1) / std::sqrt(x))
-EMBER_FLOAT_FN(sin, true, std::sin(x), std::sin(x))
-EMBER_FLOAT_FN(cos, true, std::cos(x), std::cos(x))
-EMBER_FLOAT_FN(tan, true, std::tan(x), std::tan(x))
-EMBER_FLOAT_FN(asin, true, std::asin(x), std::asin(x))
-EMBER_FLOAT_FN(acos, true, std::acos(x), std::acos(x))
-EMBER_FLOAT_FN(atan, true, std::atan(x), std::atan(x))
-EMBER_FLOAT_FN(sinh, true, std::sinh(x), std::sinh(x))
-EMBER_FLOAT_FN(cosh, true, std::cosh(x), std::cosh(x))
-EMBER_FLOAT_FN(tanh, true, std::tanh(x), std::tanh(x))
-EMBER_FLOAT_FN(asinh, true, std::asinh(x), std::asinh(x))
-EMBER_FLOAT_FN(acosh, true, std::acosh(x), std::acosh(x))
-EMBER_FLOAT_FN(atanh, true, std::atanh(x), std::atanh(x))
-EMBER_FLOAT_FN(sigmoid, true, A(1) / (A(1) + std::exp(-x)), A(1) / (A(1) + std::exp(-x)))
-EMBER_FLOAT_FN(erf, false, std::erf(x), x)
-EMBER_FLOAT_FN(erfc, false, std::erfc(x), x)
+EMBER_FLOAT_VEC_FN(exp, true, std::exp(x), std::exp(x), vec::exp(x))
+EMBER_FLOAT_VEC_FN(exp2, true, std::exp2(x), std::exp(x * R(0.693147180559945309417232121458176568)), vec::exp2(x))
+EMBER_FLOAT_VEC_FN(expm1, true, std::expm1(x), std::exp(x) - A(1), vec::expm1(x))
+EMBER_FLOAT_VEC_FN(log, true, std::log(x), std::log(x), vec::log(x))
+EMBER_FLOAT_VEC_FN(log2, true, std::log2(x), std::log(x) * R(1.442695040888963407359924681001892137), vec::log2(x))
+EMBER_FLOAT_VEC_FN(log10, true, std::log10(x), std::log10(x), vec::log10(x))
+EMBER_FLOAT_VEC_FN(log1p, true, std::log1p(x), std::log(A(1) + x), vec::log1p(x))
+EMBER_FLOAT_VEC_FN(sqrt, true, std::sqrt(x), std::sqrt(x), vec::sqrt(x))
+EMBER_FLOAT_VEC_FN(rsqrt, true, A(1) / std::sqrt(x), A(1) / std::sqrt(x), V(1) / vec::sqrt(x))
+EMBER_FLOAT_VEC_FN(sin, true, std::sin(x), std::sin(x), vec::sin(x))
+EMBER_FLOAT_VEC_FN(cos, true, std::cos(x), std::cos(x), vec::cos(x))
+EMBER_FLOAT_VEC_FN(tan, true, std::tan(x), std::tan(x), vec::tan(x))
+EMBER_FLOAT_VEC_FN(asin, true, std::asin(x), std::asin(x), vec::asin(x))
+EMBER_FLOAT_VEC_FN(acos, true, std::acos(x), std::acos(x), vec::acos(x))
+EMBER_FLOAT_VEC_FN(atan, true, std::atan(x), std::atan(x), vec::atan(x))
+EMBER_FLOAT_VEC_FN(sinh, true, std::sinh(x), std::sinh(x), vec::sinh(x))
+EMBER_FLOAT_VEC_FN(cosh, true, std::cosh(x), std::cosh(x), vec::cosh(x))
+EMBER_FLOAT_VEC_FN(tanh, true, std::tanh(x), std::tanh(x), vec::tanh(x))
+EMBER_FLOAT_VEC_FN(asinh, true, std::asinh(x), std::asinh(x), vec::asinh(x))
+EMBER_FLOAT_VEC_FN(acosh, true, std::acosh(x), std::acosh(x), vec::acosh(x))
+EMBER_FLOAT_VEC_FN(atanh, true, std::atanh(x), std::atanh(x), vec::atanh(x))
+EMBER_FLOAT_VEC_FN(sigmoid, true, A(1) / (A(1) + std::exp(-x)), A(1) / (A(1) + std::exp(-x)),
+                   V(1) / (V(1) + vec::exp(-x)))
+EMBER_FLOAT_VEC_FN(erf, false, std::erf(x), x, vec::erf(x))
+EMBER_FLOAT_VEC_FN(erfc, false, std::erfc(x), x, vec::erfc(x))
 EMBER_FLOAT_FN(reciprocal, true, A(1) / x, A(1) / x)
+#undef EMBER_FLOAT_VEC_FN
+#undef EMBER_FLOAT_FN_BODY
 #undef EMBER_FLOAT_FN
 
 struct abs_fn {
@@ -243,4 +257,5 @@ Tensor signbit_cpu(const Tensor& self) {
   });
 }
 
+EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native
