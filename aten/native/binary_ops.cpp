@@ -2,6 +2,8 @@
 // checks, shared by every backend). The loops are in cpu/binary_ops.cpp.
 #include "aten/native/binary_ops.h"
 
+#include <complex>
+
 #include "aten/native/TensorIterator.h"
 #include "aten/native/binary.h"
 #include "c10/util/Exception.h"
@@ -124,8 +126,20 @@ TensorMeta pow_Tensor_Tensor_out_meta(const Tensor& self, const Tensor& exponent
   return binary_op_meta(BinaryOp::Pow, "pow", self, exponent);
 }
 
+bool pow_is_trivial(const Scalar& exponent) {
+  if (exponent.is_complex()) {
+    const std::complex<double> e = exponent.to_complex();
+    return e == std::complex<double>(0.0) || e == std::complex<double>(1.0);
+  }
+  return exponent.to_double() == 0.0 || exponent.to_double() == 1.0;
+}
+
 TensorMeta pow_Tensor_Scalar_out_meta(const Tensor& self, const Scalar& exponent) {
   check_pow_exponent(self.dtype(), exponent);
+  if (pow_is_trivial(exponent)) {
+    // x ** 0 and x ** 1 need no loop, so PyTorch takes them for every dtype, bool included.
+    return elementwise_meta({&self}, ResultType().add(self).add(exponent).get(), "pow");
+  }
   return binary_op_meta(BinaryOp::Pow, "pow", self, exponent);
 }
 

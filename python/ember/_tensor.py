@@ -81,7 +81,9 @@ def _slot(op: str, kind: str, method, function):
                     return NotImplemented
             try:
                 return function(other, self)
-            except TypeError:
+            except TypeError as e:
+                if isinstance(e, _C._TypeError):
+                    raise  # the op refused the operands (a dtype it can't write): not a mismatch
                 return NotImplemented
     elif kind == "swap":
         def slot(self, other):
@@ -89,13 +91,17 @@ def _slot(op: str, kind: str, method, function):
             # until then Python reports the unsupported operand types.
             try:
                 return function(other, self)
-            except TypeError:
+            except TypeError as e:
+                if isinstance(e, _C._TypeError):
+                    raise  # the op refused the operands (a dtype it can't write): not a mismatch
                 return NotImplemented
     else:
         def slot(self, other):
             try:
                 return method(self, other)
-            except TypeError:
+            except TypeError as e:
+                if isinstance(e, _C._TypeError):
+                    raise  # the op refused the operands (a dtype it can't write): not a mismatch
                 return NotImplemented
     slot.__doc__ = f"Calls ember.{op} (Note [Operator slots])."
     return slot

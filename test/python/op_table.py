@@ -347,7 +347,7 @@ TYPE_POOLS: dict[str, list] = {
     "MemoryFormat": [Fmt("contiguous_format")], "Generator?": [Gen(5)],
 }
 # A value of the wrong type for each schema type (a string where nothing takes one).
-WRONG_TYPE: dict[str, Any] = {"ScalarType": (1,), "Device": 2.5, "Generator": 5}
+WRONG_TYPE: dict[str, Any] = {"ScalarType": (1,), "Device": 2.5, "Generator": 5, "str": 5}
 # Invalid values any op taking the type must reject.
 BAD_VALUES: dict[str, list] = {"SymInt[]": [(2, -2)], "int[]": [(2, -2)],
                                "MemoryFormat?": [Fmt("channels_last")]}

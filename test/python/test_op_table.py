@@ -289,7 +289,7 @@ ROW_LIST: list[Row] = [
     # (4,) over MIXED dtypes; divisions take nonzero divisors, with zero divisors as bad calls
     # for integers (ZeroDivisionError) and as extras for floats (inf/nan); boundary values
     # (inf, nan, -0.0, integer extremes) in every dtype as extras.
-    *[Row(key, dtypes=ALL if not bitwise else INTS + ("bool",) + FLOATS + COMPLEX,
+    *[Row(key, dtypes=ALL if not bitwise else INTS + ("bool",) + FLOATS + ot.COMPLEX,
           pools={"rounding_mode": ["trunc", "floor", None]},
           shapes={arg: (4,)},
           arg_dtypes={arg: (("int64", "int32", "int16", "int8", "uint8", "bool", "float32")
@@ -327,7 +327,7 @@ ROW_LIST: list[Row] = [
       for dividing in [key.split("_.")[0].split(".")[0] in ("div", "floor_divide", "remainder", "fmod")]
       for bitwise in [key.startswith("bitwise")]],
     # Number operands (self a tensor): the number over ints, floats, bool, zero and complex.
-    *[Row(key, dtypes=INTS + ("bool",) + FLOATS + COMPLEX if key.startswith("bitwise") else ALL,
+    *[Row(key, dtypes=INTS + ("bool",) + FLOATS + ot.COMPLEX if key.startswith("bitwise") else ALL,
           pools={"rounding_mode": ["trunc", "floor", None],
                  arg: ([2, -3, True, 1000, -1, 0, 1.5, 1 + 2j] if key.startswith("bitwise")
                        else [2, 3, 0.5, -0.5, -1, -2, 0, 1, 2.5, True, 1 + 2j, -3]
@@ -351,7 +351,7 @@ ROW_LIST: list[Row] = [
             for form in (".Tensor_Scalar_out", ".Tensor_Scalar", "_.Tensor_Scalar")],
           *[(k, "exponent") for k in ("pow.Tensor_Scalar_out", "pow.Tensor_Scalar", "pow_.Scalar")])],
     # A number first: self a number, the tensor second.
-    *[Row(key, dtypes=INTS + ("bool",) + FLOATS + COMPLEX if key.startswith("bitwise") else ALL,
+    *[Row(key, dtypes=INTS + ("bool",) + FLOATS + ot.COMPLEX if key.startswith("bitwise") else ALL,
           self_keyword="self", values={arg: "nonzero"} if key.startswith("remainder") else {},
           pools={"self": ([2, -3, True, 1000, 1.5] if key.startswith("bitwise")
                           else [2, -1.5, True, 1, 0, 7, 2.5 + 1j])},
@@ -366,8 +366,8 @@ ROW_LIST: list[Row] = [
                        *[(f"bitwise_{op}.Scalar_Tensor", "other")
                          for op in ("and", "or", "xor", "left_shift", "right_shift")])],
     # Unary: bitwise_not (integers and bool) and logical_not (any dtype, bool result).
-    *[Row(key, extra=[{"self": TensorSpec(d, "contiguous", (3, 4), "special")}
-                      for d in INTS + FLOATS])
+    *[Row(key, dtypes=INTS + ("bool",) + FLOATS + ot.COMPLEX if key.startswith("bitwise") else ALL,
+          extra=[{"self": TensorSpec(d, "contiguous", (3, 4), "special")} for d in INTS + FLOATS])
       for key in ("bitwise_not.out", "bitwise_not", "bitwise_not_", "logical_not.out",
                   "logical_not", "logical_not_")],
 

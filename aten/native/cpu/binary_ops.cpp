@@ -205,6 +205,9 @@ void pow_scalar_exponent(const Args<T>& x) {
   const A e = x.cb;
   if constexpr (kInteger<T>) {
     loop<T>(x, [](A a, A b) { return powi<T>(a, b); });
+  } else if constexpr (std::is_same_v<T, Half>) {
+    // PyTorch takes no shortcut for float16 (pow(-0, 0.5) is +0, sqrt(-0) is -0).
+    loop<T>(x, [](A a, A b) { return std::pow(a, b); });
   } else if (e == A(1)) {
     loop<T>(x, [](A a, A) { return a; });
   } else if (e == A(2)) {
@@ -355,6 +358,16 @@ void pow_tensor_tensor_out_cpu(const Tensor& self, const Tensor& exponent, const
 }
 
 void pow_tensor_scalar_out_cpu(const Tensor& self, const Scalar& exponent, const Tensor& out) {
+  if (pow_is_trivial(exponent)) {
+    check_output_overlap(out, {&self});
+    if (exponent.is_complex() ? exponent.to_complex() == std::complex<double>(0.0)
+                              : exponent.to_double() == 0.0) {
+      out.fill_(1);
+    } else {
+      out.copy_(self);
+    }
+    return;
+  }
   binary_op_out_cpu(BinaryOp::Pow, "pow", self, exponent, out);
 }
 
@@ -425,17 +438,17 @@ EMBER_BINARY_KERNEL(logical_xor_out_cpu, BinaryOp::LogicalXor, "logical_xor")
 #undef EMBER_SCALAR_KERNEL
 #undef EMBER_SCALAR_TENSOR_KERNEL
 
-void bitwise_not_out_cpu(const Tensor& self, const Tensor& dst) {
-  check_output_overlap(dst, {&self});
-  const bool direct = dst.dtype() == self.dtype();
-  const Tensor out = direct ? dst : ember::empty_like(dst, TensorOptions().dtype(self.dtype()));
+void bitwise_not_out_cpu(const Tensor& self, const Tensor& out) {
+  // As PyTorch's unary ops: out= must have self's dtype.
+  EMBER_CHECK(out.dtype() == self.dtype(), "bitwise_not(): expected 'out' to have the dtype of "
+              "'self' (", self.dtype(), "), but got ", out.dtype());
+  check_output_overlap(out, {&self});
   dispatch_all_types(self.dtype(), "bitwise_not", [&](auto tag) {
     using T = typename decltype(tag)::type;
     TensorIterator it({&out}, {&self}, "bitwise_not");
     if constexpr (std::is_same_v<T, bool>) elementwise_loop<T, T, 1>(it, [](bool a) { return !a; });
     else if constexpr (kInteger<T>) elementwise_loop<T, T, 1>(it, [](T a) { return static_cast<T>(~a); });
   });
-  if (!direct) dst.copy_(out);
 }
 
 void logical_not_out_cpu(const Tensor& self, const Tensor& dst) {
