@@ -53,7 +53,8 @@ def _number_operand(number, tensor):
     rank = next((r for t, r in categories if isinstance(number, t)), None)
     if rank is None:
         return None
-    own = 3 if tensor.is_complex() else 2 if tensor.is_floating_point() else 0 if tensor.dtype == _C.bool else 1
+    own = (3 if tensor.is_complex() else 2 if tensor.is_floating_point()
+           else 0 if tensor.dtype == _C.bool else 1)
     if rank <= own:
         dtype = tensor.dtype
     else:

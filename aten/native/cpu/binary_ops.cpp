@@ -187,7 +187,8 @@ void loop(const Args<T>& x, const F& f) {
 template <class T>
 bool any_zero(const Tensor& t) {
   std::atomic<bool> found{false};
-  TensorIterator({&t}, {}, "any_zero").for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+  const TensorIterator it({&t}, {}, "any_zero");
+  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
     bool zero = false;
     for (int64_t r = 0; r < rows; ++r) {
       const char* row = data[0] + r * s[1];
@@ -283,13 +284,13 @@ void kernel(BinaryOp op, const Args<T>& x) {
       if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::copysign(a, b); });
       return;
     case BinaryOp::BitAnd:
-      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return static_cast<T>(a & b); });
+      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return T(a & b); });
       return;
     case BinaryOp::BitOr:
-      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return static_cast<T>(a | b); });
+      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return T(a | b); });
       return;
     case BinaryOp::BitXor:
-      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return static_cast<T>(a ^ b); });
+      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return T(a ^ b); });
       return;
     case BinaryOp::LeftShift:
       if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return shift_left<T>(a, b); });
@@ -447,7 +448,7 @@ void bitwise_not_out_cpu(const Tensor& self, const Tensor& out) {
     using T = typename decltype(tag)::type;
     TensorIterator it({&out}, {&self}, "bitwise_not");
     if constexpr (std::is_same_v<T, bool>) elementwise_loop<T, T, 1>(it, [](bool a) { return !a; });
-    else if constexpr (kInteger<T>) elementwise_loop<T, T, 1>(it, [](T a) { return static_cast<T>(~a); });
+    else if constexpr (kInteger<T>) elementwise_loop<T, T, 1>(it, [](T a) { return T(~a); });
   });
 }
 
