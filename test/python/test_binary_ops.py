@@ -129,6 +129,7 @@ def test_integer_negative_power_refused():
     assert (ember.tensor([2, 3]) ** -1.0).dtype == ember.float32
 
 
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 @pytest.mark.parametrize("number", [1, 2.5, -3, True, 1 + 1j])
 @pytest.mark.parametrize("dtype", ["float16", "int8", "float64", "bool"])
 def test_reflected_floordiv_promotes_like_a_number(number, dtype):
