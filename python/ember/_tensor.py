@@ -12,13 +12,16 @@ from ember import _C
 # only when its op exists, so `a + b` starts working the day `add` lands in the YAML.
 #   "method": self.op(other)       "swap": ember.op(other, self)
 #   "unary": self.op()             "inplace": self.op_(other)
+#   "swap_number": ember.op(other, self), a number `other` first made a 0-d tensor that
+#                  promotes as the number would (for ops without a number-first overload)
+#   "invert": self.op() for integral and bool tensors, TypeError otherwise (as PyTorch's ~)
 OPERATOR_SLOTS: dict[str, tuple[str, str]] = {
     "__add__": ("add", "method"), "__radd__": ("add", "method"), "__iadd__": ("add_", "inplace"),
     "__sub__": ("sub", "method"), "__rsub__": ("rsub", "method"), "__isub__": ("sub_", "inplace"),
     "__mul__": ("mul", "method"), "__rmul__": ("mul", "method"), "__imul__": ("mul_", "inplace"),
     "__truediv__": ("div", "method"), "__rtruediv__": ("div", "swap"),
     "__itruediv__": ("div_", "inplace"),
-    "__floordiv__": ("floor_divide", "method"), "__rfloordiv__": ("floor_divide", "swap"),
+    "__floordiv__": ("floor_divide", "method"), "__rfloordiv__": ("floor_divide", "swap_number"),
     "__ifloordiv__": ("floor_divide_", "inplace"),
     "__mod__": ("remainder", "method"), "__rmod__": ("remainder", "swap"),
     "__imod__": ("remainder_", "inplace"),
@@ -37,28 +40,69 @@ OPERATOR_SLOTS: dict[str, tuple[str, str]] = {
     "__irshift__": ("bitwise_right_shift_", "inplace"),
     "__eq__": ("eq", "method"), "__ne__": ("ne", "method"), "__lt__": ("lt", "method"),
     "__le__": ("le", "method"), "__gt__": ("gt", "method"), "__ge__": ("ge", "method"),
-    "__neg__": ("neg", "unary"), "__invert__": ("bitwise_not", "unary"),
+    "__neg__": ("neg", "unary"), "__invert__": ("bitwise_not", "invert"),
     "__abs__": ("abs", "unary"), "__pos__": ("positive", "unary"),
 }
+
+
+def _number_operand(number, tensor):
+    """A Python number as a 0-d tensor that promotes with `tensor` as the number itself would:
+    of tensor's dtype when the number's category (bool < int < float < complex) is not
+    higher, else of the category's default dtype."""
+    categories = [(builtins.bool, 0), (builtins.int, 1), (builtins.float, 2), (complex, 3)]
+    rank = next((r for t, r in categories if isinstance(number, t)), None)
+    if rank is None:
+        return None
+    own = (3 if tensor.is_complex() else 2 if tensor.is_floating_point()
+           else 0 if tensor.dtype == _C.bool else 1)
+    if rank <= own:
+        dtype = tensor.dtype
+    else:
+        dtype = [_C.bool, _C.int64, _C.get_default_dtype(), None][rank]
+        if dtype is None:  # complex: the complex dtype of the default float dtype
+            dtype = _C.complex128 if _C.get_default_dtype() == _C.float64 else _C.complex64
+    return _C._functions.scalar_tensor(number, dtype=dtype, device=tensor.device)
 
 
 def _slot(op: str, kind: str, method, function):
     if kind == "unary":
         def slot(self):
             return method(self)
+    elif kind == "invert":
+        def slot(self):
+            if self.is_floating_point() or self.is_complex():
+                raise TypeError("~ (operator.invert) is only implemented on integer and "
+                                "Boolean-type tensors")
+            return method(self)
+    elif kind == "swap_number":
+        def slot(self, other):
+            if not isinstance(other, _C.TensorBase):
+                other = _number_operand(other, self)
+                if other is None:
+                    return NotImplemented
+            try:
+                return function(other, self)
+            except TypeError as e:
+                if isinstance(e, _C._TypeError):
+                    raise  # the op refused the operands (a dtype it can't write): not a mismatch
+                return NotImplemented
     elif kind == "swap":
         def slot(self, other):
             # ember.op(number, tensor) works once the op has a Scalar-first overload;
             # until then Python reports the unsupported operand types.
             try:
                 return function(other, self)
-            except TypeError:
+            except TypeError as e:
+                if isinstance(e, _C._TypeError):
+                    raise  # the op refused the operands (a dtype it can't write): not a mismatch
                 return NotImplemented
     else:
         def slot(self, other):
             try:
                 return method(self, other)
-            except TypeError:
+            except TypeError as e:
+                if isinstance(e, _C._TypeError):
+                    raise  # the op refused the operands (a dtype it can't write): not a mismatch
                 return NotImplemented
     slot.__doc__ = f"Calls ember.{op} (Note [Operator slots])."
     return slot

@@ -127,7 +127,7 @@ class TensorSpec:
     dtype: str
     layout: str = "contiguous"
     shape: tuple[int, ...] | None = (3, 4)
-    values: str = "any"  # any, prob, badprob, weights, negweights
+    values: str = "any"  # any, prob, badprob, weights, negweights, nonzero, zero, special
 
     def __str__(self) -> str:
         shape = "" if self.shape in ((3, 4), None) else "x".join(map(str, self.shape)) or "()"
@@ -182,9 +182,40 @@ def layout_applies(layout: str, shape: tuple[int, ...]) -> bool:
     return layout != "transposed" or len(shape) >= 2
 
 
+def _special_pool(dtype: str) -> list:
+    """Boundary values of a dtype: infinities, NaN and signed zeros for floats; the extremes
+    for integers (not the minimum of int32/int64, whose division by -1 traps in PyTorch)."""
+    if dtype in FLOATS or dtype in COMPLEX:
+        return [math.inf, -math.inf, math.nan, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 0.5, 3.0, -7.0]
+    info = np.iinfo(dtype)
+    if info.min == 0:
+        return [0, 1, 2, 7, 128, 254, int(info.max)]
+    low = [int(info.min)] if dtype in ("int8", "int16") else []
+    return low + [int(info.min) + 1, int(info.max), -1, 0, 1, 2, 7, -7]
+
+
 def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np.ndarray:
-    """Seeded values exact in every dtype (multiples of 1/4, small integers)."""
+    """Seeded values exact in every dtype (multiples of 1/4, small integers); "nonzero":
+    no zeros (divisors); "zero": all zeros; "special": boundary values (_special_pool)."""
     rng = np.random.default_rng(seed)
+    if kind == "zero":
+        return np.zeros(shape, dtype=np.float32 if dtype == "bfloat16" else np.dtype(dtype))
+    if kind == "nonzero" and dtype == "bool":
+        return np.ones(shape, dtype=bool)
+    if kind == "special" and dtype != "bool":
+        pool = _special_pool(dtype)
+        a = np.asarray(pool, dtype=np.float64 if dtype in FLOATS + COMPLEX else np.int64)[
+            rng.integers(0, len(pool), shape)]
+        if dtype in COMPLEX:
+            a = a + 1j * np.asarray(pool)[rng.integers(0, len(pool), shape)]
+        np_dtype = np.float32 if dtype == "bfloat16" else np.dtype(dtype)
+        return np.asarray(a).astype(np_dtype)
+    if kind == "nonzero":
+        a = rng.integers(1, 6, shape) * (1 if dtype == "uint8" else rng.choice([-1, 1], shape))
+        if dtype in FLOATS or dtype in COMPLEX:
+            a = a / 2.0
+        np_dtype = np.float32 if dtype == "bfloat16" else np.dtype(dtype)
+        return np.asarray(a).astype(np_dtype)
     if kind in ("prob", "badprob"):
         a = rng.integers(0, 9, shape) / 8.0
     elif kind in ("weights", "negweights"):
@@ -316,7 +347,7 @@ TYPE_POOLS: dict[str, list] = {
     "MemoryFormat": [Fmt("contiguous_format")], "Generator?": [Gen(5)],
 }
 # A value of the wrong type for each schema type (a string where nothing takes one).
-WRONG_TYPE: dict[str, Any] = {"ScalarType": (1,), "Device": 2.5, "Generator": 5}
+WRONG_TYPE: dict[str, Any] = {"ScalarType": (1,), "Device": 2.5, "Generator": 5, "str": 5}
 # Invalid values any op taking the type must reject.
 BAD_VALUES: dict[str, list] = {"SymInt[]": [(2, -2)], "int[]": [(2, -2)],
                                "MemoryFormat?": [Fmt("channels_last")]}

@@ -288,7 +288,91 @@ ROW_LIST: list[Row] = [
           pools={"other": [2, -1.5, True, 0]} if form == ".Scalar" else {})
       for op in ("eq", "ne", "lt", "le", "gt", "ge") for form in (".Tensor_out", ".Tensor", ".Scalar")],
     # ---- binary: rounding division, powers, min/max, bitwise and logical ----
-
+    # Tensor-Tensor families (out=, functional, in-place): the second operand broadcasts from
+    # (4,) over MIXED dtypes; divisions take nonzero divisors, with zero divisors as bad calls
+    # for integers (ZeroDivisionError) and as extras for floats (inf/nan); boundary values
+    # (inf, nan, -0.0, integer extremes) in every dtype as extras.
+    *[Row(key, dtypes=ALL if not bitwise else INTS + ("bool",) + FLOATS + ot.COMPLEX,
+          pools={"rounding_mode": ["trunc", "floor", None]},
+          shapes={arg: (4,)},
+          arg_dtypes={arg: (("int64", "int32", "int16", "int8", "uint8", "bool", "float32")
+                            if bitwise else MIXED)} if not inplace else {},
+          values={arg: "nonzero"} if dividing else {},
+          extra=[{"self": TensorSpec(d, "contiguous", (3, 4), "special"),
+                  arg: TensorSpec(d, "contiguous", (4,), "nonzero" if dividing else "special"),
+                  **({"rounding_mode": mode} if key.startswith("div") else {})}
+                 for d in INTS + FLOATS + ("bool",) for mode in ("trunc", "floor")
+                 if mode == "trunc" or key.startswith("div")]
+                + [{"self": TensorSpec(d, "contiguous", (3, 4), "special"),
+                    arg: TensorSpec(d, "contiguous", (3, 4), "special")} for d in FLOATS]
+                + ([{arg: TensorSpec(d, "contiguous", (4,), "zero")} for d in FLOATS]
+                   if dividing else []),
+          bad=([{arg: TensorSpec("float32", "contiguous", (3, 1, 4) if inplace else (2,))}]
+               + ([{"self": TensorSpec(d), arg: TensorSpec(d, "contiguous", (4,), "zero")}
+                   for d in ("int64", "int32", "uint8")] if dividing else [])
+               + ([{"rounding_mode": "round"}] if key.startswith("div") else [])))
+      for family, arg in (
+          (("div.out_mode", "div.Tensor_mode", "div_.Tensor_mode"), "other"),
+          (("floor_divide.out", "floor_divide", "floor_divide_.Tensor"), "other"),
+          (("remainder.Tensor_out", "remainder.Tensor", "remainder_.Tensor"), "other"),
+          (("fmod.Tensor_out", "fmod.Tensor", "fmod_.Tensor"), "other"),
+          (("pow.Tensor_Tensor_out", "pow.Tensor_Tensor", "pow_.Tensor"), "exponent"),
+          (("maximum.out", "maximum", "minimum.out", "minimum", "fmax.out", "fmax", "fmin.out",
+            "fmin"), "other"),
+          (("atan2.out", "atan2", "atan2_", "arctan2.out", "arctan2", "arctan2_", "hypot.out",
+            "hypot", "hypot_", "copysign.out", "copysign.Tensor", "copysign_.Tensor"), "other"),
+          (tuple(f"bitwise_{op}{form}" for op in ("and", "or", "xor", "left_shift", "right_shift")
+                 for form in (".Tensor_out", ".Tensor", "_.Tensor")), "other"),
+          (tuple(f"logical_{op}{form}" for op in ("and", "or", "xor")
+                 for form in (".out", "", "_")), "other"))
+      for key in family
+      for inplace in ["_." in key or key.endswith("_")]
+      for dividing in [key.split("_.")[0].split(".")[0] in ("div", "floor_divide", "remainder", "fmod")]
+      for bitwise in [key.startswith("bitwise")]],
+    # Number operands (self a tensor): the number over ints, floats, bool, zero and complex.
+    *[Row(key, dtypes=INTS + ("bool",) + FLOATS + ot.COMPLEX if key.startswith("bitwise") else ALL,
+          pools={"rounding_mode": ["trunc", "floor", None],
+                 arg: ([2, -3, True, 1000, -1, 0, 1.5, 1 + 2j] if key.startswith("bitwise")
+                       else [2, 3, 0.5, -0.5, -1, -2, 0, 1, 2.5, True, 1 + 2j, -3]
+                       if arg == "exponent" else [2, -1.5, True, 0, -3, 0.25, 1 + 2j])},
+          extra=[{"self": TensorSpec(d, "contiguous", (3, 4), "special"), arg: v,
+                  **({"rounding_mode": "floor"} if key.startswith("div") else {})}
+                 for d in INTS + FLOATS for v in (2, -3, 0.5)
+                 if not (arg == "exponent" and v == -3 and d in INTS)],
+          bad=[{"self": TensorSpec("int64"), arg: -2} if arg == "exponent" else
+               {"self": TensorSpec("float32"), arg: 1} if key.startswith("bitwise") else
+               {arg: 1 + 2j} if key.startswith("copysign") else
+               {"self": TensorSpec("int64"), arg: 0}]
+              + ([{"rounding_mode": "round"}] if key.startswith("div") else []))
+      for key, arg in (
+          *[(k, "other") for k in ("div.Scalar_mode_out", "div.Scalar_mode", "div_.Scalar_mode")],
+          *[(f"{op}{form}", "other") for op in ("floor_divide", "remainder", "fmod", "copysign")
+            for form in (".Scalar_out", ".Scalar", "_.Scalar")],
+          *[(f"bitwise_{op}{form}", "other") for op in ("and", "or", "xor")
+            for form in (".Scalar_out", ".Scalar", "_.Scalar")],
+          *[(f"bitwise_{op}_shift{form}", "other") for op in ("left", "right")
+            for form in (".Tensor_Scalar_out", ".Tensor_Scalar", "_.Tensor_Scalar")],
+          *[(k, "exponent") for k in ("pow.Tensor_Scalar_out", "pow.Tensor_Scalar", "pow_.Scalar")])],
+    # A number first: self a number, the tensor second.
+    *[Row(key, dtypes=INTS + ("bool",) + FLOATS + ot.COMPLEX if key.startswith("bitwise") else ALL,
+          self_keyword="self", values={arg: "nonzero"} if key.startswith("remainder") else {},
+          pools={"self": ([2, -3, True, 1000, 1.5] if key.startswith("bitwise")
+                          else [2, -1.5, True, 1, 0, 7, 2.5 + 1j])},
+          extra=[{"self": v, arg: TensorSpec(d, "contiguous", (3, 4), "special")}
+                 for d in INTS + FLOATS for v in (3, -2, 0.5)],
+          bad=[{"self": 2, arg: TensorSpec("int64", "contiguous", (3, 4), "zero")}
+               if key.startswith("remainder") else
+               {"self": True, arg: TensorSpec("bool")} if key.startswith("pow") else
+               {"self": 2, arg: TensorSpec("float32")}])
+      for key, arg in (("remainder.Scalar_Tensor", "other"), ("pow.Scalar", "exponent"),
+                       ("pow.Scalar_out", "exponent"),
+                       *[(f"bitwise_{op}.Scalar_Tensor", "other")
+                         for op in ("and", "or", "xor", "left_shift", "right_shift")])],
+    # Unary: bitwise_not (integers and bool) and logical_not (any dtype, bool result).
+    *[Row(key, dtypes=INTS + ("bool",) + FLOATS + ot.COMPLEX if key.startswith("bitwise") else ALL,
+          extra=[{"self": TensorSpec(d, "contiguous", (3, 4), "special")} for d in INTS + FLOATS])
+      for key in ("bitwise_not.out", "bitwise_not", "bitwise_not_", "logical_not.out",
+                  "logical_not", "logical_not_")],
 
     # ---- (section end) ----
     # ---- unary: activations and special functions ----
