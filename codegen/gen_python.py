@@ -60,8 +60,9 @@ class Binding:
 
     @property
     def params(self) -> list[Argument]:
-        # As PyTorch's bindings: a function's `self` is `input` (ember.clone(input=t)).
-        args = [Argument("input", a.type, a.default, a.kwarg_only) if a.name == "self" else a
+        # As PyTorch's bindings: a function's tensor `self` is `input` (ember.clone(input=t));
+        # a number self keeps its name (where(condition, self=2, other=x)).
+        args = [Argument("input", a.type, a.default, a.kwarg_only) if a.name == "self" and a.type.is_tensor else a
                 for a in self.f.schema.arguments if not (self.method and a.name == "self")]
         if self.out is not None:
             args.append(Argument("out", Type.parse("Tensor?"), "None", kwarg_only=True))
@@ -182,7 +183,7 @@ def call_block(b: Binding, f: NativeFunction, method: bool, out_index: int | Non
             passed.append("self_")
             continue
         name = "out" if (a.kwarg_only and a.type.is_mutable and f is not b.f) else a.name
-        i = index["input" if name == "self" else name]
+        i = index["input" if name == "self" and a.type.is_tensor else name]
         decl_type = a.type if name != "out" else Type.parse("Tensor")
         decl, expr = accessor(Argument(a.name, decl_type, a.default, a.kwarg_only), i)
         lines.append(decl)

@@ -39,7 +39,7 @@ TensorMeta round_decimals_out_meta(const Tensor& self, int64_t) { return same_me
 
 TensorMeta nan_to_num_meta(const Tensor& self, std::optional<double>, std::optional<double>,
                            std::optional<double>) {
-  return same_meta(self, "nan_to_num");
+  return like_self_meta(self, self.dtype(), "nan_to_num");
 }
 
 // ---- activations ------------------------------------------------------------------------
@@ -116,7 +116,10 @@ Tensor& hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_va
 
 Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   const auto [lo, hi] = hardtanh_bounds(self, min_val, max_val, "hardtanh");
-  return ember::clamp(self, lo, hi);
+  // As PyTorch: the result is allocated like self (an empty self's strides kept).
+  Tensor out = ember::empty_like(self);
+  ember::clamp_out(out, self, lo, hi);
+  return out;
 }
 
 Tensor& hardtanh_(Tensor& self, const Scalar& min_val, const Scalar& max_val) {

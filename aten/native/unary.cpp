@@ -12,6 +12,12 @@ ScalarType float_result_type(ScalarType t) {
   return is_integral(t, /*include_bool=*/true) ? get_default_dtype() : t;
 }
 
+TensorMeta like_self_meta(const Tensor& self, ScalarType dtype, const char* op) {
+  TensorMeta meta = elementwise_meta({&self}, dtype, op);
+  if (self.numel() == 0) meta.strides = DimVector(self.strides());
+  return meta;
+}
+
 namespace {
 
 TensorMeta float_meta(const Tensor& self, const char* op) {
@@ -67,7 +73,7 @@ TensorMeta abs_meta(const Tensor& self) {
   const ScalarType t = self.dtype();
   const ScalarType real = t == ScalarType::ComplexFloat ? ScalarType::Float
                           : t == ScalarType::ComplexDouble ? ScalarType::Double : t;
-  return elementwise_meta({&self}, real, "abs");
+  return is_complex(t) ? like_self_meta(self, real, "abs") : elementwise_meta({&self}, t, "abs");
 }
 
 Tensor& abs_(Tensor& self) {

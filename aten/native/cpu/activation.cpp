@@ -4,6 +4,7 @@
 // PyTorch's overflow check before anything is written.
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <string_view>
 
 #include "aten/native/Dispatch.h"
@@ -43,6 +44,11 @@ struct gelu_fn {
   static constexpr bool kSupports = kFloating<T>;
   template <class A>
   A operator()(A x) const {
+    // PyTorch's float kernels (float32, and the 16-bit floats computed in it) give NaN at
+    // +inf; its double kernel, like the formula, gives inf.
+    if constexpr (std::is_same_v<A, float>) {
+      if (x == std::numeric_limits<float>::infinity()) return std::numeric_limits<float>::quiet_NaN();
+    }
     return A(0.5) * x * (A(1) + std::erf(x * A(0.70710678118654752440084436210484903)));
   }
 };

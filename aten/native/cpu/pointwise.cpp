@@ -85,8 +85,6 @@ void clamp_tensor_run(const char* name, const Tensor& self, const Tensor* min, c
                       const Tensor& out) {
   const ScalarType compute = clamp_tensor_result_type(
       self, min ? std::optional<Tensor>(*min) : std::nullopt, max ? std::optional<Tensor>(*max) : std::nullopt);
-  EMBER_CHECK(out.dtype() == compute, name, "(): expected 'out' to have the result dtype ", compute,
-              ", but got ", out.dtype());
   // With both bounds bool has no clamp in PyTorch; with one it is max / min.
   auto check = [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -186,6 +184,9 @@ void lerp_scalar_out_cpu(const Tensor& self, const Tensor& end, const Scalar& we
 
 void lerp_tensor_out_cpu(const Tensor& self, const Tensor& end, const Tensor& weight, const Tensor& out) {
   const ScalarType compute = lerp_tensor_result_type(self, end, weight);
+  // Only a 0-d weight promotes (and then out= may be any dtype the result casts to).
+  EMBER_CHECK(weight.dim() == 0 || out.dtype() == compute, "lerp(): expected 'out' to have self's dtype ",
+              compute, ", but got ", out.dtype());
   pointwise_run<3>("lerp", compute, out, {&self, &end, &weight}, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = Acc<T>;

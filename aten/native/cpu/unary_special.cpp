@@ -218,8 +218,9 @@ void nan_to_num_out_cpu(const Tensor& self, std::optional<double> nan, std::opti
   EMBER_CHECK(out.dtype() == self.dtype(), "nan_to_num(): expected 'out' to have self's dtype ",
               self.dtype(), ", but got ", out.dtype());
   if (is_integral(self.dtype(), /*include_bool=*/true)) {
+    if (out.impl() == self.impl()) return;  // in place: nothing to replace
     check_output_overlap(out, {&self});
-    out.copy_(self);  // nothing to replace
+    out.copy_(self);
     return;
   }
   const double max = max_finite_of(self.dtype());
