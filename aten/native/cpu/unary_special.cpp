@@ -126,8 +126,12 @@ struct logit_fn {
   };
 
 double lgamma_impl(double x) {
+#if defined(__GLIBC__) || defined(__APPLE__)
   int sign = 0;
   return ::lgamma_r(x, &sign);  // the reentrant form: std::lgamma writes the global signgam
+#else
+  return std::lgamma(x);
+#endif
 }
 
 EMBER_DOUBLE_FN(erfinv, erfinv_impl)
