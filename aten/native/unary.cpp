@@ -3,12 +3,19 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/unary.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
 
 ScalarType float_result_type(ScalarType t) {
   return is_integral(t, /*include_bool=*/true) ? get_default_dtype() : t;
+}
+
+TensorMeta like_self_meta(const Tensor& self, ScalarType dtype, const char* op) {
+  TensorMeta meta = elementwise_meta({&self}, dtype, op);
+  if (self.numel() == 0) meta.strides = DimVector(self.strides());
+  return meta;
 }
 
 namespace {
@@ -61,7 +68,21 @@ TensorMeta neg_meta(const Tensor& self) {
   return same_meta(self, "neg");
 }
 
-EMBER_SAME_UNARY_META(abs)
+TensorMeta abs_meta(const Tensor& self) {
+  // The absolute value of a complex number is real.
+  const ScalarType t = self.dtype();
+  const ScalarType real = t == ScalarType::ComplexFloat ? ScalarType::Float
+                          : t == ScalarType::ComplexDouble ? ScalarType::Double : t;
+  return is_complex(t) ? like_self_meta(self, real, "abs") : elementwise_meta({&self}, t, "abs");
+}
+
+Tensor& abs_(Tensor& self) {
+  EMBER_CHECK(!is_complex(self.dtype()), "abs_(): in-place abs is not supported for complex "
+              "tensors (the result is real); use abs()");
+  ember::abs_out(self, self);
+  return self;
+}
+
 EMBER_SAME_UNARY_META(sign)
 EMBER_SAME_UNARY_META(floor)
 EMBER_SAME_UNARY_META(ceil)

@@ -2,11 +2,18 @@
 /// Shared by the unary ops' meta functions and kernels.
 
 #include "c10/core/ScalarType.h"
+#include "c10/core/Tensor.h"
+#include "c10/core/TensorMeta.h"
 
 namespace ember::native {
 
 /// The result dtype of exp, log, sin...: integral and bool inputs give the default float
 /// dtype; floating and complex ones keep theirs.
 ScalarType float_result_type(ScalarType t);
+
+/// The meta of a result PyTorch allocates with empty_like(self) rather than through
+/// TensorIterator (nan_to_num, complex abs): elementwise_meta's, except that an empty self
+/// keeps its strides.
+TensorMeta like_self_meta(const Tensor& self, ScalarType dtype, const char* op);
 
 }  // namespace ember::native

@@ -48,10 +48,11 @@ EXCEPTION_CLASSES = (TypeError, IndexError, ValueError, NotImplementedError, Run
 
 @dataclass(frozen=True)
 class OpInfo:
-    """One YAML entry: its overload key, parsed schema and variants."""
+    """One YAML entry: its overload key, parsed schema, variants and Python module."""
     key: str
     schema: Schema
     variants: tuple[str, ...]
+    python_module: str | None = None
 
     @property
     def name(self) -> str:
@@ -68,7 +69,7 @@ def load_ops() -> dict[str, OpInfo]:
     for entry in yaml.safe_load(YAML_PATH.read_text()):
         schema = Schema.parse(entry["func"])
         variants = tuple(v.strip() for v in str(entry.get("variants", "function")).split(","))
-        ops[schema.full_name] = OpInfo(schema.full_name, schema, variants)
+        ops[schema.full_name] = OpInfo(schema.full_name, schema, variants, entry.get("python_module"))
     return ops
 
 
@@ -127,7 +128,7 @@ class TensorSpec:
     dtype: str
     layout: str = "contiguous"
     shape: tuple[int, ...] | None = (3, 4)
-    values: str = "any"  # any, prob, badprob, weights, negweights, nonzero, zero, special
+    values: str = "any"  # any, prob, unit, edge, badprob, weights, negweights, nonzero, zero, special
 
     def __str__(self) -> str:
         shape = "" if self.shape in ((3, 4), None) else "x".join(map(str, self.shape)) or "()"
@@ -139,7 +140,7 @@ def describe(value: Any) -> str:
     """The value as it appears in a case id."""
     if isinstance(value, tuple):
         return "(" + ",".join(map(describe, value)) + ("," if len(value) == 1 else "") + ")"
-    if isinstance(value, float) and value == int(value):
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
         return f"{value:.1f}"
     return str(value) if not isinstance(value, str) else repr(value)
 
@@ -218,6 +219,8 @@ def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np
         return np.asarray(a).astype(np_dtype)
     if kind in ("prob", "badprob"):
         a = rng.integers(0, 9, shape) / 8.0
+    elif kind == "unit":  # [-1, 1], both ends included
+        a = rng.integers(-8, 9, shape) / 8.0
     elif kind in ("weights", "negweights"):
         a = rng.integers(0, 4, shape).astype(np.float64)
     elif dtype == "bool":
@@ -240,6 +243,10 @@ def _patch(view: np.ndarray, kind: str) -> None:
         return
     if kind == "badprob":
         view.flat[0] = 1.5
+    elif kind == "edge" and view.dtype.kind in "fc":
+        # inf, -inf, NaN and -0.0 first (as many as fit); the rest stay ordinary values.
+        for i, v in enumerate((np.inf, -np.inf, np.nan, -0.0)[:view.size]):
+            view.flat[i] = v
     elif kind in ("weights", "negweights") and view.ndim:
         view[..., 0] = 1.0  # every row has a positive weight
         if kind == "negweights":
@@ -360,12 +367,16 @@ def type_key(a: Argument) -> str:
 
 
 def parse_default(a: Argument) -> Any:
-    """A schema default as an abstract value: None, True, 1, 0.5, contiguous_format, long."""
+    """A schema default as an abstract value: None, True, 1, 0.5, 'none', contiguous_format, long."""
     simple = {"None": None, "True": True, "False": False, "long": Dt("int64"),
               "contiguous_format": Fmt("contiguous_format")}
     if a.default in simple:
         return simple[a.default]
-    return float(a.default) if a.type.base == "float" else int(a.default)
+    if a.default[0] in "'\"":
+        return a.default[1:-1]  # a str default
+    if a.type.base == "float" or not a.default.lstrip("-").isdigit():
+        return float(a.default)  # a float, or a Scalar written as one (alpha=1.0)
+    return int(a.default)
 
 
 def dtype_pool(row) -> list:
@@ -490,7 +501,10 @@ def build_inputs(case: Case, op: OpInfo, row, seed: int = 0):
             if shape is None:  # out= sized like PyTorch's functional result
                 functional = replace(case, values=tuple(x for x in case.values if x[0] != name))
                 torch_values_of = build_inputs(functional, op, row)[1]
-                shape = tuple(call(functional, op, row, torch, torch_values_of).shape)
+                try:
+                    shape = tuple(call(functional, op, row, torch, torch_values_of).shape)
+                except Exception:  # noqa: BLE001 - the case raises; its out= takes the row's shape
+                    shape = row.shape
             ember_values[name], torch_values[name] = build_tensor(v, seed + 7919 * i, shape)
         else:
             ember_values[name], torch_values[name] = lib_value(v, ember), lib_value(v, torch)
@@ -528,6 +542,9 @@ def call(case: Case, op: OpInfo, row, lib, values: dict[str, Any]):
             args.insert(0, values["self"])
         elif row.self_keyword in kwargs:
             args.insert(0, kwargs.pop(row.self_keyword))
+    elif case.form == "function" and op.python_module is not None:
+        module = op.python_module
+        fn = getattr(python_module(lib, module), op.name if module == "nn" else op.name.removeprefix(module + "_"))
     elif case.form == "method":
         fn = getattr(values["self"], op.name)
     elif case.form == "unbound":
@@ -538,6 +555,13 @@ def call(case: Case, op: OpInfo, row, lib, values: dict[str, Any]):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return fn(*args, **kwargs)
+
+
+def python_module(lib, name: str):
+    """Where lib binds the functions the YAML puts in python_module `name`: for nn, the C
+    namespace (`_C._nn`) that both libraries' nn.functional draws on, whose signatures are
+    the schema's."""
+    return lib._C._nn if name == "nn" else getattr(lib, name)
 
 
 @dataclass

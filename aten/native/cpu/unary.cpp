@@ -11,6 +11,7 @@
 #include "aten/native/Structured.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/unary_kernel.h"
 #include "aten/native/unary.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
@@ -19,13 +20,6 @@
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
 namespace {
-
-template <class T>
-constexpr bool kReduced = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-template <class T>
-constexpr bool kFloating = std::is_floating_point_v<T> || kReduced<T>;
-template <class T>
-constexpr bool kIntegral = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 // Ops of the float family: real floating types, and complex ones when the op has a complex
 // form (Complex = true). EMBER_FLOAT_VEC_FN adds the Vectorized<T> form (Vectorized.h) that
@@ -85,13 +79,12 @@ EMBER_FLOAT_FN(reciprocal, true, A(1) / x, A(1) / x)
 #undef EMBER_FLOAT_FN
 
 struct abs_fn {
-  // Complex abs has a real result (a later change); bool has none in PyTorch.
+  // Bool has no abs in PyTorch; complex abs (real-valued) is abs_out_cpu's own loop.
   template <class T>
   static constexpr bool kSupports = !kIsComplex<T> && !std::is_same_v<T, bool>;
   template <class A>
   A operator()(A x) const {
-    if constexpr (std::is_same_v<A, bool>) return x;
-    else if constexpr (std::is_unsigned_v<A>) return x;
+    if constexpr (std::is_unsigned_v<A>) return x;
     else if constexpr (kIntegral<A>) return x < 0 ? static_cast<A>(0 - static_cast<std::make_unsigned_t<A>>(x)) : x;
     else return std::abs(x);
   }
@@ -140,23 +133,6 @@ struct frac_fn {
   template <class A>
   A operator()(A x) const { return x - std::trunc(x); }
 };
-
-template <class F>
-void unary_run(const char* name, ScalarType compute, const Tensor& self, const Tensor& out) {
-  dispatch_all_types(compute, name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (!F::template kSupports<T>) {
-      EMBER_CHECK_TYPE(false, name, "(): not implemented for '", compute, "'");
-    } else {
-      check_output_overlap(out, {&self});
-      const Tensor in = self.dtype() == compute ? self : self.to(compute);
-      const bool direct = out.dtype() == compute;
-      const Tensor dst = direct ? out : ember::empty_like(out, TensorOptions().dtype(compute));
-      elementwise_loop<T, T, 1>(TensorIterator({&dst}, {&in}, name), F{});
-      if (!direct) out.copy_(dst);
-    }
-  });
-}
 
 // The bool-valued predicates.
 template <class P>
@@ -208,7 +184,6 @@ EMBER_FLOAT_UNARY_KERNEL(sigmoid)
 EMBER_FLOAT_UNARY_KERNEL(erf)
 EMBER_FLOAT_UNARY_KERNEL(erfc)
 EMBER_FLOAT_UNARY_KERNEL(reciprocal)
-EMBER_SAME_UNARY_KERNEL(abs)
 EMBER_SAME_UNARY_KERNEL(neg)
 EMBER_SAME_UNARY_KERNEL(sign)
 EMBER_SAME_UNARY_KERNEL(floor)
@@ -218,6 +193,30 @@ EMBER_SAME_UNARY_KERNEL(frac)
 EMBER_SAME_UNARY_KERNEL(round)
 #undef EMBER_FLOAT_UNARY_KERNEL
 #undef EMBER_SAME_UNARY_KERNEL
+
+void abs_out_cpu(const Tensor& self, const Tensor& out) {
+  if (!is_complex(self.dtype())) {
+    EMBER_CHECK(out.dtype() == self.dtype(), "abs(): Found dtype ", out.dtype(), " but expected ",
+                self.dtype(), " (out= must have self's dtype)");
+    unary_run<abs_fn>("abs", self.dtype(), self, out);
+    return;
+  }
+  // As PyTorch: a complex out= receives |x| + 0i; a real one needs only to hold the real dtype.
+  EMBER_CHECK(!is_complex(out.dtype()) || out.dtype() == self.dtype(), "abs(): Found dtype ",
+              out.dtype(), " but expected ", self.dtype());
+  check_output_overlap(out, {&self});
+  const ScalarType real = self.dtype() == ScalarType::ComplexFloat ? ScalarType::Float : ScalarType::Double;
+  const bool direct = out.dtype() == real;
+  const Tensor dst = direct ? out : ember::empty_like(out, TensorOptions().dtype(real));
+  dispatch_all_types(self.dtype(), "abs", [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (kIsComplex<C>) {
+      using R = typename C::value_type;
+      elementwise_loop<R, C, 1>(TensorIterator({&dst}, {&self}, "abs"), [](C x) { return std::abs(x); });
+    }
+  });
+  if (!direct) out.copy_(dst);
+}
 
 Tensor isnan_cpu(const Tensor& self) {
   return predicate("isnan", self, [](auto x) {
