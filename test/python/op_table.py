@@ -52,6 +52,7 @@ class OpInfo:
     key: str
     schema: Schema
     variants: tuple[str, ...]
+    python_module: str | None = None  # ember.<module>.<name without "<module>_">
 
     @property
     def name(self) -> str:
@@ -68,7 +69,8 @@ def load_ops() -> dict[str, OpInfo]:
     for entry in yaml.safe_load(YAML_PATH.read_text()):
         schema = Schema.parse(entry["func"])
         variants = tuple(v.strip() for v in str(entry.get("variants", "function")).split(","))
-        ops[schema.full_name] = OpInfo(schema.full_name, schema, variants)
+        ops[schema.full_name] = OpInfo(schema.full_name, schema, variants,
+                                       entry.get("python_module"))
     return ops
 
 
@@ -127,7 +129,7 @@ class TensorSpec:
     dtype: str
     layout: str = "contiguous"
     shape: tuple[int, ...] | None = (3, 4)
-    values: str = "any"  # any, prob, badprob, weights, negweights
+    values: str = "any"  # any, prob, badprob, weights, negweights, ties, nan (floats)
 
     def __str__(self) -> str:
         shape = "" if self.shape in ((3, 4), None) else "x".join(map(str, self.shape)) or "()"
@@ -139,7 +141,7 @@ def describe(value: Any) -> str:
     """The value as it appears in a case id."""
     if isinstance(value, tuple):
         return "(" + ",".join(map(describe, value)) + ("," if len(value) == 1 else "") + ")"
-    if isinstance(value, float) and value == int(value):
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
         return f"{value:.1f}"
     return str(value) if not isinstance(value, str) else repr(value)
 
@@ -187,6 +189,8 @@ def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np
     rng = np.random.default_rng(seed)
     if kind in ("prob", "badprob"):
         a = rng.integers(0, 9, shape) / 8.0
+    elif kind == "ties":  # few distinct values: repeated maxima and minima
+        a = rng.integers(0, 3, shape)
     elif kind in ("weights", "negweights"):
         a = rng.integers(0, 4, shape).astype(np.float64)
     elif dtype == "bool":
@@ -209,6 +213,8 @@ def _patch(view: np.ndarray, kind: str) -> None:
         return
     if kind == "badprob":
         view.flat[0] = 1.5
+    elif kind == "nan":  # NaN in some rows and columns, not all
+        view.flat[[1, min(6, view.size - 1)]] = np.nan
     elif kind in ("weights", "negweights") and view.ndim:
         view[..., 0] = 1.0  # every row has a positive weight
         if kind == "negweights":
@@ -334,6 +340,8 @@ def parse_default(a: Argument) -> Any:
               "contiguous_format": Fmt("contiguous_format")}
     if a.default in simple:
         return simple[a.default]
+    if a.default.startswith("["):  # a list: "[]", "[0, 1]"
+        return tuple(int(x) for x in a.default[1:-1].split(",") if x.strip())
     return float(a.default) if a.type.base == "float" else int(a.default)
 
 
@@ -459,7 +467,10 @@ def build_inputs(case: Case, op: OpInfo, row, seed: int = 0):
             if shape is None:  # out= sized like PyTorch's functional result
                 functional = replace(case, values=tuple(x for x in case.values if x[0] != name))
                 torch_values_of = build_inputs(functional, op, row)[1]
-                shape = tuple(call(functional, op, row, torch, torch_values_of).shape)
+                try:
+                    shape = tuple(call(functional, op, row, torch, torch_values_of).shape)
+                except Exception:  # noqa: BLE001 - the call raises: any out= will do
+                    shape = (0,)
             ember_values[name], torch_values[name] = build_tensor(v, seed + 7919 * i, shape)
         else:
             ember_values[name], torch_values[name] = lib_value(v, ember), lib_value(v, torch)
@@ -502,6 +513,8 @@ def call(case: Case, op: OpInfo, row, lib, values: dict[str, Any]):
     elif case.form == "unbound":
         fn = getattr(lib.Tensor, op.name)
         args.insert(0, values["self"])
+    elif op.python_module:
+        fn = getattr(getattr(lib, op.python_module), op.name.removeprefix(op.python_module + "_"))
     else:
         fn = getattr(lib, op.name)
     with warnings.catch_warnings():
@@ -592,7 +605,14 @@ def compare(case: Case, row, e: Outcome, t: Outcome) -> list[str]:
         return check_raises(case, row, e, t)
     comparable = row.not_comparable is None
     problems = []
-    if isinstance(t.result, torch.Tensor):
+    if isinstance(t.result, tuple) and all(isinstance(x, torch.Tensor) for x in t.result):
+        # Several results (PyTorch's torch.return_types.* are tuples): compared one by one.
+        if not isinstance(e.result, tuple) or len(e.result) != len(t.result):
+            return [f"result: Ember returned {type(e.result).__name__}, PyTorch a tuple of "
+                    f"{len(t.result)} tensors"]
+        for i, (ei, ti) in enumerate(zip(e.result, t.result)):
+            problems += compare_tensor(ei, ti, f"result[{i}]", comparable)
+    elif isinstance(t.result, torch.Tensor):
         if not isinstance(e.result, ember.Tensor):
             return [f"result: Ember returned {type(e.result).__name__}, PyTorch a Tensor"]
         problems += compare_tensor(e.result, t.result, "result", comparable)
