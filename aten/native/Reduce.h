@@ -105,8 +105,8 @@ DimVector reduced_sizes(const Tensor& self, uint64_t mask, bool keepdim);
 /// Refuses a reduced dimension of size 0 ("<op>(): Expected reduction dim d to have non-zero
 /// size."), as IndexError or RuntimeError as PyTorch raises it for op.
 void check_nonempty_dims(const Tensor& self, uint64_t mask, const char* op, bool index_error);
-/// Copies a result into out (converting; an out with a stride-0 dimension takes the last
-/// element written, as PyTorch's).
+/// Copies a result into out (converting); RuntimeError for an out whose elements share
+/// memory (a stride-0 dimension).
 void copy_into_out(const Tensor& out, const Tensor& result);
 /// RuntimeError unless out has dtype `expected`.
 void check_out_dtype(const Tensor& out, ScalarType expected);

@@ -132,29 +132,14 @@ Tensor target_for(const Tensor* out, IntArrayRef sizes, ScalarType dtype, Device
 
 }  // namespace
 
-// An out whose elements share memory (a stride-0 dimension, which copy_ refuses) receives
-// the elements in order, so the last one wins, as in PyTorch.
 void copy_into_out(const Tensor& out, const Tensor& result) {
-  bool overlapping = false;
-  for (int64_t d = 0; d < out.dim(); ++d) overlapping |= out.sizes()[d] > 1 && out.strides()[d] == 0;
-  if (!overlapping) {
-    out.copy_(result);
-    return;
+  for (int64_t d = 0; d < out.dim(); ++d) {
+    EMBER_CHECK(out.sizes()[d] < 2 || out.strides()[d] != 0,
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.");
   }
-  const Tensor src = result.to(out.dtype()).contiguous();
-  const auto item = static_cast<int64_t>(out.element_size());
-  const char* from = static_cast<const char*>(src.impl()->data());
-  char* to = static_cast<char*>(out.impl()->data());
-  DimVector coord(static_cast<size_t>(out.dim()), 0);
-  for (int64_t i = 0; i < out.numel(); ++i) {
-    int64_t off = 0;
-    for (int64_t d = 0; d < out.dim(); ++d) off += coord[d] * out.strides()[d];
-    std::memcpy(to + off * item, from + i * item, static_cast<size_t>(item));
-    for (int64_t d = out.dim() - 1; d >= 0; --d) {
-      if (++coord[d] < out.sizes()[d]) break;
-      coord[d] = 0;
-    }
-  }
+  out.copy_(result);
 }
 
 std::array<Tensor, 2> run_reduction(ReduceArgs args, const Tensor& self, uint64_t mask,
@@ -200,7 +185,10 @@ Tensor sum_like(ReduceKind kind, const Tensor& self, std::optional<IntArrayRef> 
   if (out && dtype) check_out_dtype(*out, *dtype);
   const ScalarType compute = out ? out->dtype() : sum_result_type(self, dtype);
   if (kind == ReduceKind::NanSum) {
-    EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(compute), "nansum(): not implemented for ", compute);
+    // NaN needs a floating computation for floating inputs.
+    EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(compute) && (dtype || is_floating_point(compute) ||
+                                                         !is_floating_point(self.dtype())),
+                                "nansum(): not implemented for ", compute);
   }
   const uint64_t mask = dim_mask(self, dim);
   return reduce_one(kind, self.to(compute), mask, keepdim, compute, out, 1.0);
@@ -241,9 +229,11 @@ Tensor nanmean_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool kee
   EMBER_CHECK(is_floating_point(self.dtype()) || is_complex(self.dtype()),
               "nanmean(): expected input to have floating point or complex dtype but got ",
               self.dtype());
-  EMBER_CHECK(!is_complex(self.dtype()) && !(dtype && is_complex(*dtype)),
-              "nansum on CPU does not support complex inputs");
-  const ScalarType compute = mean_type("nanmean", self, dtype, out);
+  EMBER_CHECK(!is_complex(self.dtype()), "nansum on CPU does not support complex inputs");
+  if (out && dtype) check_out_dtype(*out, *dtype);
+  const ScalarType compute = dtype ? *dtype : out ? out->dtype() : self.dtype();
+  EMBER_CHECK_NOT_IMPLEMENTED(is_floating_point(compute), "nanmean(): not implemented for ",
+                              compute);
   const uint64_t mask = dim_mask(self, dim);
   const Tensor input = self.to(compute);
   const Tensor sum = reduce_one(ReduceKind::NanSum, input, mask, keepdim, compute, nullptr, 1.0);
@@ -496,7 +486,9 @@ Tensor all_impl(ReduceKind kind, const char* op, const Tensor& self, std::option
   }
   // all.dims/any.dims over an empty list reduce nothing (unlike sum's []).
   const uint64_t mask = dim && dim->empty() ? 0 : dim_mask(self, dim);
-  return reduce_one(kind, self, mask, keepdim, dtype, out, 1.0);
+  // A uint8 result tests the input converted to uint8 (0.25 is false), as PyTorch's does.
+  const Tensor input = dtype == ScalarType::Byte ? self.to(ScalarType::Byte) : self;
+  return reduce_one(kind, input, mask, keepdim, dtype, out, 1.0);
 }
 
 IntArrayRef one_dim(const int64_t& dim) { return IntArrayRef(&dim, 1); }

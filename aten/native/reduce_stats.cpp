@@ -32,9 +32,11 @@ int64_t reduced_numel(const Tensor& self, uint64_t mask) {
 }
 
 // The result written into out (resized; RuntimeError when its dtype cannot hold it).
-Tensor into_out(const Tensor& result, const Tensor* out) {
+// (var.out and std.out refuse a complex out for a real result; their correction_out forms
+// take it, as in PyTorch.)
+Tensor into_out(const Tensor& result, const Tensor* out, bool complex_ok = false) {
   if (!out) return result;
-  EMBER_CHECK_NOT_IMPLEMENTED(is_complex(result.dtype()) || !is_complex(out->dtype()),
+  EMBER_CHECK_NOT_IMPLEMENTED(complex_ok || is_complex(result.dtype()) || !is_complex(out->dtype()),
                               "a real result into a complex out= is not implemented");
   EMBER_CHECK(can_cast(result.dtype(), out->dtype()), "result type ", result.dtype(),
               " can't be cast to the desired output type ", out->dtype());
@@ -96,7 +98,7 @@ double correction_of(const std::optional<Scalar>& correction) {
   Tensor& op##_correction_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim,          \
                                   const std::optional<Scalar>& correction, bool keepdim,        \
                                   Tensor& out) {                                                 \
-    into_out(var_impl(self, dim, correction_of(correction), keepdim, root).first, &out);       \
+    into_out(var_impl(self, dim, correction_of(correction), keepdim, root).first, &out, true); \
     return out;                                                                                  \
   }                                                                                              \
   std::tuple<Tensor, Tensor> op##_mean_cpu(const Tensor& self, bool unbiased) {                \
@@ -200,23 +202,18 @@ Tensor logsumexp_impl(const Tensor& self, IntArrayRef dim, bool keepdim, const T
     EMBER_CHECK(is_floating_point(out->dtype()), "logsumexp(): Expected floating point type for "
                 "result tensor, but got: ", out->dtype());
   }
-  // Integers compute in the default float dtype, 16-bit floats in float32.
+  // Integers compute in the default float dtype; 16-bit floats keep their dtype (the
+  // kernel accumulates in float32) with the maxima in float32.
   ScalarType compute = self.dtype();
   if (is_integral(compute, /*include_bool=*/true)) compute = get_default_dtype();
-  const ScalarType result_type = compute;
-  if (is_half_like(compute)) compute = ScalarType::Float;
   const Tensor x = self.to(compute);
   const uint64_t mask = dim_mask(self, dim);
-  const Tensor maxes = reduce_one(ReduceKind::Max, x, mask, true, compute, nullptr, 1.0);
+  Tensor maxes = reduce_one(ReduceKind::Max, x, mask, true, compute, nullptr, 1.0);
+  if (is_half_like(compute)) maxes = maxes.to(ScalarType::Float);
   ReduceArgs args;
   args.kind = ReduceKind::ExpShifted;
   args.center = &maxes;
-  const bool direct = result_type == compute;
-  Tensor r = run_reduction(args, x, mask, keepdim, {compute, compute},
-                           {direct ? out : nullptr, nullptr}, 1)[0];
-  if (!direct) r = r.to(result_type);
-  if (direct && out) return *out;
-  return into_out(r, out);
+  return run_reduction(args, x, mask, keepdim, {compute, compute}, {out, nullptr}, 1)[0];
 }
 
 }  // namespace

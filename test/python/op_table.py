@@ -161,7 +161,7 @@ def lib_value(value: Any, lib) -> Any:
 
 def _layout_plan(layout: str, shape: tuple[int, ...]):
     """(base shape, base -> view) for a layout over a logical shape."""
-    if layout == "contiguous":
+    if layout == "contiguous" or (not shape and layout != "empty"):  # a 0-d shape has one layout
         return shape, lambda a: a
     if layout == "transposed":
         return shape[::-1], lambda a: a.T

@@ -49,6 +49,9 @@ NAN_INPUT = TensorSpec("float32", values="nan")
 TIES = TensorSpec("int64", values="ties")
 BAD_DIM = [{"dim": 2}, {"dim": -3}]
 BAD_DIMS = BAD_DIM + [{"dim": (0, 0)}, {"dim": (1, -1)}]
+# PyTorch's sum/mean/prod/var/std/norm write into a stride-0 out= (elements overwrite each
+# other in its loop order); Ember refuses such an out, as PyTorch's logsumexp and amax do.
+NO_BROADCAST_OUT = tuple(x for x in OUT_LAYOUTS if x != "broadcast")
 
 
 @dataclass(frozen=True)
@@ -316,16 +319,19 @@ ROW_LIST: list[Row] = [
 
     # ---- (section end) ----
     # ---- reductions ----
-    *[Row(key, pools={"dim": DIMS_OPT}, extra=REDUCE_EXTRA, bad=BAD_DIMS)
+    *[Row(key, pools={"dim": DIMS_OPT}, extra=REDUCE_EXTRA, bad=BAD_DIMS,
+          out_layouts=NO_BROADCAST_OUT)
       for key in ("sum.dim_IntList", "sum.IntList_out", "nansum", "nansum.out")],
     Row("sum", extra=REDUCE_EXTRA),
     *[Row(key, dtypes=FLOATS + ("complex64", "complex128", "int64"), pools={"dim": DIMS_OPT},
-          extra=REDUCE_EXTRA, bad=BAD_DIMS + [{"self": TensorSpec("int64")}])
+          extra=REDUCE_EXTRA, bad=BAD_DIMS + [{"self": TensorSpec("int64")}],
+          out_layouts=NO_BROADCAST_OUT)
       for key in ("mean.dim", "mean.out", "nanmean", "nanmean.out")],
     Row("mean", dtypes=FLOATS + ("complex64", "int64"), extra=REDUCE_EXTRA,
         bad=[{"self": TensorSpec("int64")}]),
     Row("prod", extra=REDUCE_EXTRA),
-    *[Row(key, pools={"dim": DIMS_INT}, extra=REDUCE_EXTRA, bad=BAD_DIM)
+    *[Row(key, pools={"dim": DIMS_INT}, extra=REDUCE_EXTRA, bad=BAD_DIM,
+          out_layouts=NO_BROADCAST_OUT)
       for key in ("prod.dim_int", "prod.int_out")],
     *[Row(f"{op}{form}", dtypes=ORDERED, extra=REDUCE_EXTRA + [{"self": NAN_INPUT}],
           bad=[{"self": TensorSpec("float32", "empty", (0, 4))}])
@@ -357,7 +363,8 @@ ROW_LIST: list[Row] = [
     Row("count_nonzero", pools={"dim": DIMS_OPT_INT}, extra=REDUCE_EXTRA, bad=BAD_DIM),
     *[Row(f"{op}{form}", dtypes=INEXACT, pools={"dim": DIMS_OPT, "correction": [None, 0, 1, 2.5]},
           extra=REDUCE_EXTRA + [{"self": TensorSpec("float32", "contiguous", (1, 4))}],
-          bad=(BAD_DIMS if form else []) + [{"self": TensorSpec("int64")}])
+          bad=(BAD_DIMS if form else []) + [{"self": TensorSpec("int64")}],
+          out_layouts=NO_BROADCAST_OUT)
       for op in ("var", "std", "var_mean", "std_mean")
       for form in ("", ".dim", ".correction", ".out", ".correction_out")
       if not (op.endswith("_mean") and form.endswith("out"))],
@@ -367,7 +374,8 @@ ROW_LIST: list[Row] = [
         torch_ops=True),
     *[Row(f"norm{form}", dtypes=INEXACT, pools={"p": NORM_ORDS + [None], "dim": DIMS_LIST},
           extra=REDUCE_EXTRA, bad=BAD_DIMS + [{"self": TensorSpec("int64")}],
-          torch_function=getattr(torch.ops.aten.norm, form[1:]), torch_ops=True)
+          torch_function=getattr(torch.ops.aten.norm, form[1:]), torch_ops=True,
+          out_layouts=NO_BROADCAST_OUT)
       for form in (".ScalarOpt_dim", ".out")],
     *[Row(f"linalg_vector_norm{form}", dtypes=INEXACT, pools={"ord": NORM_ORDS, "dim": DIMS_OPT},
           torch_function=torch.linalg.vector_norm, extra=REDUCE_EXTRA + [

@@ -313,7 +313,12 @@ struct ExpShiftedOp : OpBase<T, SumAcc<T>> {
   A identity() const { return A(0); }
   A step(A a, T x, int64_t, A m) const { return a + std::exp(A(x) - m); }
   A combine(A a, A b) const { return a + b; }
-  void write(int64_t off, A a, A m) const { out[off] = convert<T>(std::log(a) + m); }
+  void write(int64_t off, A a, A m) const {
+    // 16-bit floats round the log before adding the maximum, as PyTorch's composite does
+    // (log(sum) + m cancels: rounding only at the end would differ by a lot).
+    if constexpr (kHalfLike<T>) out[off] = convert<T>(A(convert<T>(std::log(a))) + m);
+    else out[off] = convert<T>(std::log(a) + m);
+  }
 };
 
 // ---- walks --------------------------------------------------------------------------------
