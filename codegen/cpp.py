@@ -141,7 +141,9 @@ def sig_types(schema: Schema) -> str:
 def struct_name(f: NativeFunction) -> str:
     """ops::<name>_<overload>: the per-overload struct holding the cached handle."""
     s = f.schema
-    return s.name + (f"_{s.overload}" if s.overload else "")
+    name = s.name + (f"_{s.overload}" if s.overload else "")
+    # A struct named `std` (the op std) would hide namespace std in generated code.
+    return name + "_" if name == "std" else name
 
 
 OPTIONS_GROUP = ("dtype", "layout", "device", "pin_memory")

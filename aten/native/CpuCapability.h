@@ -11,7 +11,9 @@
 /// loads (pick_cpu_kernel): a kernel with no copy for the capability (its file is not in
 /// aten/native/cpu/, or the build has none) resolves to null and the baseline one runs.
 /// So one indirect call chooses, nothing per element, and a kernel file needs nothing
-/// but the namespace macros. Headers the kernel files include for their loops (Loops.h,
+/// but the namespace macros. A kernel-file function that code compiled once calls directly
+/// (not through the dispatcher) is declared with EMBER_DECLARE_CPU_KERNEL and called
+/// through EMBER_CPU_KERNEL(name), which picks the same way. Headers the kernel files include for their loops (Loops.h,
 /// Vectorized.h) also sit inside the macros: their inline functions differ per ISA and
 /// must not be merged across copies. Inline functions of other headers (c10's) can be
 /// emitted by every copy; the linker keeps the first, and the baseline objects come
@@ -60,3 +62,18 @@ F pick_cpu_kernel(F base, F avx2, F avx512) {
 #define EMBER_CPU_NAMESPACE_BEGIN
 #define EMBER_CPU_NAMESPACE_END
 #endif
+
+/// Declares kernel `name` of ember::native and its capability copies (inside namespace
+/// ember::native; Note [CPU capabilities]).
+#define EMBER_DECLARE_CPU_KERNEL(ret, name, params)     \
+  ret name params;                                      \
+  namespace cpu_avx2 {                                  \
+  [[gnu::weak]] ret name params;                        \
+  }                                                     \
+  namespace cpu_avx512 {                                \
+  [[gnu::weak]] ret name params;                        \
+  }
+/// The copy of kernel `name` (declared by EMBER_DECLARE_CPU_KERNEL) for this process.
+#define EMBER_CPU_KERNEL(name) \
+  ::ember::pick_cpu_kernel(&::ember::native::name, &::ember::native::cpu_avx2::name, \
+                           &::ember::native::cpu_avx512::name)

@@ -52,7 +52,7 @@ class OpInfo:
     key: str
     schema: Schema
     variants: tuple[str, ...]
-    python_module: str | None = None
+    python_module: str | None = None  # ember.<module>.<name without "<module>_">
 
     @property
     def name(self) -> str:
@@ -128,7 +128,7 @@ class TensorSpec:
     dtype: str
     layout: str = "contiguous"
     shape: tuple[int, ...] | None = (3, 4)
-    values: str = "any"  # any, prob, unit, edge, badprob, weights, negweights, nonzero, zero, special
+    values: str = "any"  # any, prob, unit, edge, badprob, weights, negweights, nonzero, zero, special, ties, nan
 
     def __str__(self) -> str:
         shape = "" if self.shape in ((3, 4), None) else "x".join(map(str, self.shape)) or "()"
@@ -160,7 +160,7 @@ def lib_value(value: Any, lib) -> Any:
 
 def _layout_plan(layout: str, shape: tuple[int, ...]):
     """(base shape, base -> view) for a layout over a logical shape."""
-    if layout == "contiguous":
+    if layout == "contiguous" or (not shape and layout != "empty"):  # a 0-d shape has one layout
         return shape, lambda a: a
     if layout == "transposed":
         return shape[::-1], lambda a: a.T
@@ -221,6 +221,8 @@ def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np
         a = rng.integers(0, 9, shape) / 8.0
     elif kind == "unit":  # [-1, 1], both ends included
         a = rng.integers(-8, 9, shape) / 8.0
+    elif kind == "ties":  # few distinct values: repeated maxima and minima
+        a = rng.integers(0, 3, shape)
     elif kind in ("weights", "negweights"):
         a = rng.integers(0, 4, shape).astype(np.float64)
     elif dtype == "bool":
@@ -247,6 +249,8 @@ def _patch(view: np.ndarray, kind: str) -> None:
         # inf, -inf, NaN and -0.0 first (as many as fit); the rest stay ordinary values.
         for i, v in enumerate((np.inf, -np.inf, np.nan, -0.0)[:view.size]):
             view.flat[i] = v
+    elif kind == "nan" and view.dtype.kind in "fc":  # NaN in some rows and columns, not all
+        view.flat[[1, min(6, view.size - 1)]] = np.nan
     elif kind in ("weights", "negweights") and view.ndim:
         view[..., 0] = 1.0  # every row has a positive weight
         if kind == "negweights":
@@ -372,6 +376,8 @@ def parse_default(a: Argument) -> Any:
               "contiguous_format": Fmt("contiguous_format")}
     if a.default in simple:
         return simple[a.default]
+    if a.default.startswith("["):  # a list: "[]", "[0, 1]"
+        return tuple(int(x) for x in a.default[1:-1].split(",") if x.strip())
     if a.default[0] in "'\"":
         return a.default[1:-1]  # a str default
     if a.type.base == "float" or not a.default.lstrip("-").isdigit():
@@ -550,6 +556,8 @@ def call(case: Case, op: OpInfo, row, lib, values: dict[str, Any]):
     elif case.form == "unbound":
         fn = getattr(lib.Tensor, op.name)
         args.insert(0, values["self"])
+    elif op.python_module:
+        fn = getattr(getattr(lib, op.python_module), op.name.removeprefix(op.python_module + "_"))
     else:
         fn = getattr(lib, op.name)
     with warnings.catch_warnings():
@@ -647,7 +655,14 @@ def compare(case: Case, row, e: Outcome, t: Outcome) -> list[str]:
         return check_raises(case, row, e, t)
     comparable = row.not_comparable is None
     problems = []
-    if isinstance(t.result, torch.Tensor):
+    if isinstance(t.result, tuple) and all(isinstance(x, torch.Tensor) for x in t.result):
+        # Several results (PyTorch's torch.return_types.* are tuples): compared one by one.
+        if not isinstance(e.result, tuple) or len(e.result) != len(t.result):
+            return [f"result: Ember returned {type(e.result).__name__}, PyTorch a tuple of "
+                    f"{len(t.result)} tensors"]
+        for i, (ei, ti) in enumerate(zip(e.result, t.result)):
+            problems += compare_tensor(ei, ti, f"result[{i}]", comparable)
+    elif isinstance(t.result, torch.Tensor):
         if not isinstance(e.result, ember.Tensor):
             return [f"result: Ember returned {type(e.result).__name__}, PyTorch a Tensor"]
         problems += compare_tensor(e.result, t.result, "result", comparable)

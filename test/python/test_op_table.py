@@ -34,6 +34,27 @@ MIXED = ("float32", "float64", "int64", "int32", "bool", "float16", "complex64")
 # Inputs holding inf, -inf, NaN and -0.0, per floating dtype (complex: in the real part).
 EDGE = [{"self": TensorSpec(d, values="edge")} for d in FLOATS + ("complex64",)]
 
+# Reductions: dim pools by schema type, large inputs that take the kernels' other paths
+# (vertical and split reductions, several threads), NaN and tie inputs, and bad dims.
+DIMS_OPT = [0, 1, -1, None, (0, 1), (), (-1, 0)]  # int[1]?
+DIMS_LIST = [0, 1, -1, (0, 1), (), (-1, 0)]  # int[1]
+DIMS_INT = [0, 1, -1]  # int
+DIMS_OPT_INT = [0, 1, -1, None]  # int?
+ORDERED = tuple(d for d in ALL if not d.startswith("complex"))
+INEXACT = FLOATS + ("complex64", "complex128")
+NORM_ORDS = [2, 1, 0, 3.5, -1, float("inf"), float("-inf")]
+REDUCE_EXTRA = [{"self": TensorSpec("float32", "contiguous", (300, 500))},
+                {"self": TensorSpec("float32", "transposed", (300, 500))},
+                {"self": TensorSpec("float64", "sliced", (64, 300))},
+                {"self": TensorSpec("float32", "contiguous", (2, 3, 5))}]
+NAN_INPUT = TensorSpec("float32", values="nan")
+TIES = TensorSpec("int64", values="ties")
+BAD_DIM = [{"dim": 2}, {"dim": -3}]
+BAD_DIMS = BAD_DIM + [{"dim": (0, 0)}, {"dim": (1, -1)}]
+# PyTorch's sum/mean/prod/var/std/norm write into a stride-0 out= (elements overwrite each
+# other in its loop order); Ember refuses such an out, as PyTorch's logsumexp and amax do.
+NO_BROADCAST_OUT = tuple(x for x in OUT_LAYOUTS if x != "broadcast")
+
 
 @dataclass(frozen=True)
 class Row:
@@ -57,10 +78,11 @@ class Row:
     torch_ops: bool = False  # torch_function is a torch.ops overload (errors are RuntimeError)
     self_keyword: str = "input"  # PyTorch's keyword for a function's self
     keyword_names: dict[str, str] = field(default_factory=dict)  # PyTorch's, where not the schema's
+    outs: tuple[str, ...] | None = None  # dtypes of out= tensors, where not `dtypes`
 
     @property
     def out_dtypes(self) -> tuple[str, ...]:
-        return self.dtypes
+        return self.outs or self.dtypes
 
     def tensor_dtypes(self, name: str) -> tuple[str, ...]:
         return self.arg_dtypes.get(name, self.dtypes)
@@ -454,6 +476,77 @@ ROW_LIST: list[Row] = [
         bad=[{"rtol": -1.0}, {"atol": -0.5}, {"other": TensorSpec("float64", "contiguous", (4,))}]),
     # ---- (section end) ----
     # ---- reductions ----
+    *[Row(key, pools={"dim": DIMS_OPT}, extra=REDUCE_EXTRA, bad=BAD_DIMS,
+          out_layouts=NO_BROADCAST_OUT)
+      for key in ("sum.dim_IntList", "sum.IntList_out", "nansum", "nansum.out")],
+    Row("sum", extra=REDUCE_EXTRA),
+    *[Row(key, dtypes=FLOATS + ("complex64", "complex128", "int64"), pools={"dim": DIMS_OPT},
+          extra=REDUCE_EXTRA, bad=BAD_DIMS + [{"self": TensorSpec("int64")}],
+          out_layouts=NO_BROADCAST_OUT)
+      for key in ("mean.dim", "mean.out", "nanmean", "nanmean.out")],
+    Row("mean", dtypes=FLOATS + ("complex64", "int64"), extra=REDUCE_EXTRA,
+        bad=[{"self": TensorSpec("int64")}]),
+    Row("prod", extra=REDUCE_EXTRA),
+    *[Row(key, pools={"dim": DIMS_INT}, extra=REDUCE_EXTRA, bad=BAD_DIM,
+          out_layouts=NO_BROADCAST_OUT)
+      for key in ("prod.dim_int", "prod.int_out")],
+    *[Row(f"{op}{form}", dtypes=ORDERED, extra=REDUCE_EXTRA + [{"self": NAN_INPUT}],
+          bad=[{"self": TensorSpec("float32", "empty", (0, 4))}])
+      for op in ("max", "min") for form in ("", ".unary_out")],
+    *[Row(f"{op}.dim", dtypes=ORDERED, pools={"dim": DIMS_INT},
+          extra=REDUCE_EXTRA + [{"self": NAN_INPUT}, {"self": TIES}],
+          bad=BAD_DIM + [{"self": TensorSpec("float32", "empty", (0, 4)), "dim": 0}])
+      for op in ("max", "min")],
+    *[Row(f"{op}{form}", dtypes=ORDERED, pools={"dim": DIMS_LIST},
+          extra=REDUCE_EXTRA + [{"self": NAN_INPUT}],
+          bad=BAD_DIMS + [{"self": TensorSpec("float32", "empty", (0, 4)), "dim": 0}])
+      for op in ("amax", "amin") for form in ("", ".out")],
+    *[Row(f"{op}{form}", dtypes=ORDERED, pools={"dim": DIMS_OPT_INT},
+          extra=REDUCE_EXTRA + [{"self": NAN_INPUT}, {"self": TIES}, {"self": TIES, "dim": 1}],
+          bad=BAD_DIM + [{"self": TensorSpec("float32", "empty", (0, 4))}],
+          outs=("int64", "int32", "float32"))
+      for op in ("argmax", "argmin") for form in ("", ".out")],
+    Row("aminmax", dtypes=ORDERED, pools={"dim": DIMS_OPT_INT},
+        extra=REDUCE_EXTRA + [{"self": NAN_INPUT}],
+        bad=BAD_DIM + [{"self": TensorSpec("float32", "empty", (0, 4))}]),
+    *[Row(f"{op}{form}", extra=REDUCE_EXTRA, **kw)
+      for op in ("all", "any")
+      for form, kw in (("", {}), (".all_out", {}),
+                       (".dim", {"pools": {"dim": DIMS_INT}, "bad": BAD_DIM}),
+                       (".out", {"pools": {"dim": DIMS_INT}, "bad": BAD_DIM}),
+                       (".dims", {"pools": {"dim": DIMS_OPT}, "bad": BAD_DIMS}),
+                       (".dims_out", {"pools": {"dim": DIMS_OPT}, "bad": BAD_DIMS}))],
+    Row("count_nonzero.dim_IntList", pools={"dim": DIMS_LIST}, extra=REDUCE_EXTRA, bad=BAD_DIMS),
+    Row("count_nonzero", pools={"dim": DIMS_OPT_INT}, extra=REDUCE_EXTRA, bad=BAD_DIM),
+    *[Row(f"{op}{form}", dtypes=INEXACT, pools={"dim": DIMS_OPT, "correction": [None, 0, 1, 2.5]},
+          extra=REDUCE_EXTRA + [{"self": TensorSpec("float32", "contiguous", (1, 4))}],
+          bad=(BAD_DIMS if form else []) + [{"self": TensorSpec("int64")}],
+          out_layouts=NO_BROADCAST_OUT)
+      for op in ("var", "std", "var_mean", "std_mean")
+      for form in ("", ".dim", ".correction", ".out", ".correction_out")
+      if not (op.endswith("_mean") and form.endswith("out"))],
+    # torch.norm is a Python function with its own argument handling: the ATen overloads.
+    Row("norm.Scalar", dtypes=INEXACT, pools={"p": NORM_ORDS}, extra=REDUCE_EXTRA,
+        bad=[{"self": TensorSpec("int64")}], torch_function=torch.ops.aten.norm.Scalar,
+        torch_ops=True),
+    *[Row(f"norm{form}", dtypes=INEXACT, pools={"p": NORM_ORDS + [None], "dim": DIMS_LIST},
+          extra=REDUCE_EXTRA, bad=BAD_DIMS + [{"self": TensorSpec("int64")}],
+          torch_function=getattr(torch.ops.aten.norm, form[1:]), torch_ops=True,
+          out_layouts=NO_BROADCAST_OUT)
+      for form in (".ScalarOpt_dim", ".out")],
+    *[Row(f"linalg_vector_norm{form}", dtypes=INEXACT, pools={"ord": NORM_ORDS, "dim": DIMS_OPT},
+          torch_function=torch.linalg.vector_norm, extra=REDUCE_EXTRA + [
+              {"self": TensorSpec("float32", "empty", (0, 4)), "ord": float("inf"), "dim": 1},
+              {"self": TensorSpec("float16"), "dtype": Dt("float32")}],
+          bad=BAD_DIMS + [{"self": TensorSpec("int64")},
+                          {"self": TensorSpec("float32", "empty", (0, 4)), "ord": float("inf")},
+                          {"self": TensorSpec("float32", "empty", (0, 4)), "ord": -1, "dim": 0}])
+      for form in ("", ".out")],
+    *[Row(f"logsumexp{form}", dtypes=FLOATS + INTS + ("bool",),
+          pools={"dim": [0, 1, -1, (0, 1), (-1, 0)]},
+          extra=REDUCE_EXTRA + [{"self": TensorSpec("float32", "empty", (0, 4)), "dim": 0}],
+          bad=BAD_DIMS)
+      for form in ("", ".out")],
 
 
     # ---- (section end) ----
