@@ -58,8 +58,4 @@ TensorMeta binary_op_meta(BinaryOp op, const char* name, Operand a, Operand b);
 /// Whether a pow() exponent is 0 or 1 (the result is ones or a copy of the base).
 bool pow_is_trivial(const Scalar& exponent);
 
-/// Runs op elementwise into out (the result's shape; of the result dtype or one it casts
-/// to), from a and b, at least one a tensor (cpu/binary_ops.cpp).
-void binary_op_out_cpu(BinaryOp op, const char* name, Operand a, Operand b, const Tensor& out);
-
 }  // namespace ember::native

@@ -316,8 +316,8 @@ Tensor converted(const Tensor& t, ScalarType dtype) {
   return t.dtype() == dtype ? t : t.to(dtype);
 }
 
-}  // namespace
-
+// Runs op elementwise into dst (the result's shape; of the result dtype or one it casts
+// to), from a and b, at least one a tensor.
 void binary_op_out_cpu(BinaryOp op, const char* name, Operand a, Operand b, const Tensor& dst) {
   const ScalarType compute = binary_compute_type(op, name, a, b);
   const ScalarType result = binary_result_type(op, compute);
@@ -343,6 +343,8 @@ void binary_op_out_cpu(BinaryOp op, const char* name, Operand a, Operand b, cons
   });
   if (!direct) dst.copy_(out);
 }
+
+}  // namespace
 
 // ---- the kernels the YAML names ------------------------------------------------------------
 
