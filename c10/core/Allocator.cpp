@@ -14,6 +14,7 @@ namespace {
 
 // Note [CPU allocator counters]: relaxed atomic adds per allocation and per free; bytes
 // are the block's usable size, asked of malloc both ways, so the two always balance.
+std::atomic<int64_t> allocations{0};
 std::atomic<int64_t> live_blocks{0};
 std::atomic<int64_t> live_bytes{0};
 
@@ -78,6 +79,7 @@ class CpuAllocator final : public Allocator {
     void* p = rounded >= kLargeBlock ? take_cached(rounded) : nullptr;
     if (!p) p = std::aligned_alloc(kCpuAlignment, rounded);
     EMBER_CHECK(p != nullptr, "CPU allocator: out of memory allocating ", nbytes, " bytes");
+    allocations.fetch_add(1, std::memory_order_relaxed);
     live_blocks.fetch_add(1, std::memory_order_relaxed);
     live_bytes.fetch_add(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
     return DataPtr(p, p, &cpu_free, Device(DeviceType::CPU));
@@ -102,6 +104,7 @@ Allocator* cpu_allocator() { return &cpu_alloc; }
 
 CpuAllocatorStats cpu_allocator_stats() {
   CpuAllocatorStats s;
+  s.allocations = allocations.load(std::memory_order_relaxed);
   s.live_blocks = live_blocks.load(std::memory_order_relaxed);
   s.live_bytes = live_bytes.load(std::memory_order_relaxed);
   LargeBlockCache& c = cache();

@@ -64,6 +64,7 @@ EMBER_API Allocator* cpu_allocator();
 /// The CPU allocator's counters: blocks held by tensors (leak tests read these) and freed
 /// large blocks kept for reuse (Note [CPU caching allocator]).
 struct CpuAllocatorStats {
+  int64_t allocations = 0;  ///< non-empty allocations since the process started
   int64_t live_blocks = 0;
   int64_t live_bytes = 0;
   int64_t cached_blocks = 0;

@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "aten/Print.h"
+#include "aten/native/CpuCapability.h"
 #include "aten/native/cpu/PhiloxGenerator.h"
 #include "c10/core/Allocator.h"
 #include "c10/core/Threads.h"
@@ -129,8 +130,10 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_num_threads", &ember::set_num_threads, "Sets the threads CPU kernels may use.");
   m.def("_allocator_stats", [] {
     const auto s = ember::cpu_allocator_stats();
-    return py::make_tuple(s.live_blocks, s.live_bytes);
-  }, "(live blocks, live bytes) of the CPU allocator.");
+    return py::make_tuple(s.live_blocks, s.live_bytes, s.allocations);
+  }, "(live blocks, live bytes, allocations so far) of the CPU allocator.");
+  m.def("_get_cpu_capability", [] { return ember::cpu_capability_name(ember::cpu_capability()); },
+        "The CPU capability the kernels run with (Note [CPU capabilities]).");
   m.def("_cpu_cache_stats", [] {
     const auto s = ember::cpu_allocator_stats();
     return py::make_tuple(s.cached_blocks, s.cached_bytes);

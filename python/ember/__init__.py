@@ -25,6 +25,6 @@ from ember._creation import (  # noqa: E402,F401
     allclose, as_tensor, equal, initial_seed, is_floating_point, is_complex, is_tensor,
     manual_seed, numel, seed, set_printoptions, tensor,
 )
-from ember import cpu, errors, linalg, nn, ops, special, testing  # noqa: E402,F401
+from ember import backends, cpu, errors, linalg, nn, ops, special, testing  # noqa: E402,F401
 
 __version__ = "0.1.0"

@@ -8,8 +8,9 @@ def empty_cache() -> None:
 
 
 def memory_stats() -> dict:
-    """Bytes and blocks held by tensors, and kept in the allocator's cache."""
-    live_blocks, live_bytes = _C._allocator_stats()
+    """Bytes and blocks held by tensors, and kept in the allocator's cache; allocations made
+    since the process started."""
+    live_blocks, live_bytes, allocations = _C._allocator_stats()
     cached_blocks, cached_bytes = _C._cpu_cache_stats()
-    return {"allocated_blocks": live_blocks, "allocated_bytes": live_bytes,
+    return {"allocations": allocations, "allocated_blocks": live_blocks, "allocated_bytes": live_bytes,
             "cached_blocks": cached_blocks, "cached_bytes": cached_bytes}

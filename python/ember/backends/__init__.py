@@ -1,0 +1,2 @@
+"""ember.backends: settings and facts of the backends, as torch.backends."""
+from ember.backends import cpu  # noqa: F401

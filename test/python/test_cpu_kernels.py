@@ -1,0 +1,142 @@
+"""The CPU kernels beyond the op table's small cases: inputs large enough for the SIMD
+bodies, the tiled mixed-stride walk and several threads; no hidden copies; the same results
+on any thread count; the capability in use (Note [CPU capabilities])."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+pytestmark = pytest.mark.skipif(os.environ.get("EMBER_PYTHON_MODULE") == "absent",
+                                reason="no Python module in this build")
+
+TRANSCENDENTAL = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
+                  "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+                  "acosh", "atanh", "sigmoid", "erf", "erfc")
+TOL = {"float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7), "float16": (1e-3, 1e-5),
+       "bfloat16": (1.6e-2, 1e-5)}
+
+
+def pair(a: np.ndarray, dtype: str):
+    """The same values as an Ember and a PyTorch tensor of `dtype`."""
+    t = torch.from_numpy(a).to(getattr(torch, dtype))
+    return ember.from_numpy(a).to(getattr(ember, dtype)), t
+
+
+def values(n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-4, 4, n)
+    specials = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, -1.0, 0.5, 20.0, -20.0, 1e-30])
+    a[: len(specials)] = specials
+    return a
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("op", TRANSCENDENTAL)
+def test_transcendental_large_matches_torch(op, dtype):
+    """1000 contiguous and 1000 strided elements: vector bodies, tails and gathers."""
+    a = values(2000)
+    e, t = pair(a, dtype)
+    rtol, atol = TOL[dtype]
+    got = getattr(ember, op)(e)
+    want = getattr(torch, op)(t)
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=rtol, atol=atol,
+                               equal_nan=True)
+    e2, t2 = e.view(1000, 2).t(), t.view(1000, 2).t()  # rows of stride 2
+    np.testing.assert_allclose(getattr(ember, op)(e2).float().numpy(),
+                               getattr(torch, op)(t2).float().numpy(), rtol=rtol, atol=atol,
+                               equal_nan=True)
+
+
+def test_mixed_strides_walk_in_tiles_and_match_torch():
+    a = np.random.default_rng(1).standard_normal((300, 200)).astype(np.float32)
+    b = np.random.default_rng(2).standard_normal((200, 300)).astype(np.float32)
+    ea, ta = pair(a, "float32")
+    eb, tb = pair(b, "float32")
+    np.testing.assert_array_equal((ea.t() + eb).numpy(), (ta.t() + tb).numpy())
+    out = ember.empty(200, 300)
+    ember.exp(ea.t(), out=out)
+    np.testing.assert_allclose(out.numpy(), torch.exp(ta.t()).numpy(), rtol=1.3e-6)
+    # int64 through the tiles, and an out= of the transposed layout
+    ia, ta64 = pair(a * 100, "int64")
+    ib, tb64 = pair(b * 100, "int64")
+    np.testing.assert_array_equal((ia.t() * ib).numpy(), (ta64.t() * tb64).numpy())
+
+
+def allocations(f):
+    before = ember.cpu.memory_stats()["allocations"]
+    result = f()
+    return ember.cpu.memory_stats()["allocations"] - before, result
+
+
+@pytest.mark.parametrize("n", [8, 300])  # one block, and the parallel and tiled walks
+def test_no_hidden_copies(n):
+    """Broadcast, transposed and strided inputs are read in place: only the output is
+    allocated (b.view(1, n) stands for b[None], a.select(1, 0) for a[::2] until indexing
+    lands)."""
+    a = ember.randn(n, n)
+    b = ember.randn(n)
+    for f in (lambda: a.t() + a, lambda: a + b.view(1, n), lambda: ember.exp(a.select(1, 0)),
+              lambda: ember.exp(a.t()), lambda: a.t().sum(0), lambda: ember.tanh(a.t())):
+        count, r = allocations(f)
+        assert count == 1, f"{count} allocations for one result of shape {tuple(r.shape)}"
+
+
+CASES = {
+    "add_int": lambda x, i: i.t() + i,
+    "mul_int": lambda x, i: i * 3,
+    "sum_int": lambda x, i: i.sum(),
+    "sum_int_dim": lambda x, i: i.sum(1),
+    "argmax": lambda x, i: x.argmax(1),
+    "amax": lambda x, i: x.amax(0),
+    "exp": lambda x, i: ember.exp(x.t()),
+    "sum": lambda x, i: x.sum(),
+    "sum_dim0": lambda x, i: x.sum(0),
+    "mean": lambda x, i: x.mean(1),
+    "var": lambda x, i: x.var(),
+    "gelu": lambda x, i: ember.nn.functional.gelu(x),
+}
+
+
+def test_same_results_on_any_thread_count():
+    """Integer results are identical on 1 and 2 threads; so are these float ones (the
+    reductions split their work into chunks that do not depend on the thread count)."""
+    rng = np.random.default_rng(3)
+    x = ember.from_numpy(rng.standard_normal((700, 900)).astype(np.float32))
+    i = ember.from_numpy(rng.integers(-1000, 1000, (700, 700)))
+    saved = ember.get_num_threads()
+    try:
+        results = {}
+        for threads in (1, 2):
+            ember.set_num_threads(threads)
+            results[threads] = {k: f(x, i).numpy() for k, f in CASES.items()}
+    finally:
+        ember.set_num_threads(saved)
+    for k in CASES:
+        np.testing.assert_array_equal(results[1][k], results[2][k], err_msg=k)
+
+
+def test_float_sum_is_pairwise():
+    got = ember.full((10_000_000,), 0.1).sum().item()
+    exact = np.full(10_000_000, np.float32(0.1), dtype=np.float64).sum()
+    assert abs(got - exact) <= 1e-6 * exact
+
+
+def test_cpu_capability_reported_and_overridable():
+    cap = ember.backends.cpu.get_cpu_capability()
+    assert cap in ("DEFAULT", "AVX2", "AVX512")
+    code = "import ember; print(ember.backends.cpu.get_cpu_capability())"
+    env = dict(os.environ, EMBER_CPU_CAPABILITY="default")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "DEFAULT"
+    env["EMBER_CPU_CAPABILITY"] = "sse9"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == cap and "not one of default, avx2, avx512" in out.stderr
