@@ -132,7 +132,10 @@ def test_cpu_capability_reported_and_overridable():
     cap = ember.backends.cpu.get_cpu_capability()
     assert cap in ("DEFAULT", "AVX2", "AVX512")
     code = "import ember; print(ember.backends.cpu.get_cpu_capability())"
-    env = dict(os.environ, EMBER_CPU_CAPABILITY="default")
+    # The child imports the very package this process did.
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
+    env = dict(os.environ, EMBER_CPU_CAPABILITY="default",
+               PYTHONPATH=os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "DEFAULT"

@@ -391,17 +391,22 @@ constexpr int64_t kGrain = 32768;    // elements below which a reduction stays o
 template <int64_t L, class Op>
 void fold_lanes(const Op& op, typename Op::acc_t* lanes, const typename Op::In* p, int64_t n,
                 int64_t s, int64_t idx0, typename Op::center_t c) {
+  // A local copy: `lanes` may alias `p` as far as the compiler knows, which would keep
+  // the lanes in memory (a store per step) instead of in registers.
+  typename Op::acc_t acc[L];
+  for (int64_t j = 0; j < L; ++j) acc[j] = lanes[j];
   int64_t i = 0;
   if (s == 1) {
     for (; i + L <= n; i += L) {
-      for (int64_t j = 0; j < L; ++j) lanes[j] = op.step(lanes[j], p[i + j], idx0 + i + j, c);
+      for (int64_t j = 0; j < L; ++j) acc[j] = op.step(acc[j], p[i + j], idx0 + i + j, c);
     }
   } else {
     for (; i + L <= n; i += L) {
-      for (int64_t j = 0; j < L; ++j) lanes[j] = op.step(lanes[j], p[(i + j) * s], idx0 + i + j, c);
+      for (int64_t j = 0; j < L; ++j) acc[j] = op.step(acc[j], p[(i + j) * s], idx0 + i + j, c);
     }
   }
-  for (int64_t j = 0; i < n; ++i, ++j) lanes[j] = op.step(lanes[j], p[i * s], idx0 + i, c);
+  for (int64_t j = 0; i < n; ++i, ++j) acc[j] = op.step(acc[j], p[i * s], idx0 + i, c);
+  for (int64_t j = 0; j < L; ++j) lanes[j] = acc[j];
 }
 
 // The reduction of one run p[0], p[s], ..., p[(n-1)s] whose first element has index idx0.
