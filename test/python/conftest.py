@@ -1,6 +1,8 @@
 """Shared pytest setup for test/python.
 
-The suites import `ember` from python/ (scripts/run_tests sets PYTHONPATH). A build tree
+The suites import `ember` from the PYTHONPATH scripts/run_tests sets (python/, or a sanitizer
+build's own package folder); python/ is only a fallback, after it, so a sanitizer run never
+picks up the plain module built into python/. A build tree
 without the Python module (the sanitizer build: EMBER_PYTHON_MODULE=absent) skips the
 suites that need it; anywhere else a failing `import ember` fails them.
 """
@@ -10,7 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO / "python") not in sys.path:
-    sys.path.insert(0, str(REPO / "python"))
+    sys.path.append(str(REPO / "python"))
 
 # Suites that do not import ember.
 _WITHOUT_MODULE = {"test_codegen.py", "test_bench_runner.py"}
