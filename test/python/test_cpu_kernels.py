@@ -54,6 +54,51 @@ def test_transcendental_large_matches_torch(op, dtype):
                                equal_nan=True)
 
 
+def ulps(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """|got - ref| in units of float32's spacing at ref (ref in float64)."""
+    spacing = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+    return np.abs(got.astype(np.float64) - ref) / np.maximum(spacing, np.float64(1e-45))
+
+
+def dense_floats(lo: float, hi: float, n: int) -> np.ndarray:
+    """n evenly spaced float32 values, powers of 2 down to 2^-140 (both signs), and each
+    branch point of the float tanh and gelu with its two neighbours."""
+    a = np.linspace(lo, hi, n, dtype=np.float32)
+    tiny = np.float32(2.0) ** -np.arange(0, 140, 0.25, dtype=np.float32)
+    branch = np.float32([0.625, -0.625, 1.0606602, -1.0606602])  # tanh's and gelu's
+    edges = np.concatenate([branch, np.nextafter(branch, np.float32(np.inf)),
+                            np.nextafter(branch, np.float32(-np.inf))])
+    return np.concatenate([a, tiny, -tiny, edges])
+
+
+def test_float_tanh_within_2_ulp():
+    """Float tanh is Ember's own (polynomial below 0.625, exp above; Vectorized.h)."""
+    x = dense_floats(-12, 12, 2_000_001)
+    ref = np.tanh(x.astype(np.float64))
+    got = ember.tanh(ember.from_numpy(x)).numpy()
+    assert ulps(got, ref).max() <= 2.0
+    specials = np.float32([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30, 100.0, -100.0])
+    got = ember.tanh(ember.from_numpy(specials)).numpy()
+    np.testing.assert_array_equal(got, np.tanh(specials))
+    assert np.signbit(got[4]) and not np.signbit(got[3])
+
+
+def test_float_gelu_accurate_where_torch_cancels():
+    """gelu via the erfc tail (cpu/activation.cpp): under 10 ulp where PyTorch's 1 + erf
+    cancels (x < 0), 2.5 ulp above 1."""
+    x = dense_floats(-13, 10, 2_000_001)
+    x64 = torch.from_numpy(x.astype(np.float64))
+    ref = (0.5 * x64 * torch.special.erfc(-x64 / np.sqrt(2.0))).numpy()
+    got = ember.nn.functional.gelu(ember.from_numpy(x)).numpy()
+    err = ulps(got, ref)
+    assert err[x <= 1].max() <= 10.0
+    assert err[x > 1].max() <= 2.5
+    # The float kernel gives NaN at both infinities, as PyTorch's does; NaN stays NaN.
+    special = ember.nn.functional.gelu(ember.tensor([np.inf, -np.inf, np.nan, 0.0])).numpy()
+    want = torch.nn.functional.gelu(torch.tensor([np.inf, -np.inf, np.nan, 0.0])).numpy()
+    np.testing.assert_array_equal(special, want)
+
+
 def test_mixed_strides_walk_in_tiles_and_match_torch():
     a = np.random.default_rng(1).standard_normal((300, 200)).astype(np.float32)
     b = np.random.default_rng(2).standard_normal((200, 300)).astype(np.float32)

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -22,44 +23,64 @@ EMBER_CPU_NAMESPACE_BEGIN
 template <class T>
 using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
 
-/// Runs out[i] = f(in_0[i], ..., in_{N-1}[i]) over an iterator whose operands are (out,
-/// N inputs), of element types Out and In; f takes Acc<In> values. A run where every
-/// operand is contiguous is a plain indexed loop the compiler vectorises; a broadcast last
-/// input (stride 0) is loaded once per run. A unary f with a `vec` form runs through it.
 /// The unary loop of a functor with a `vec` form (Vectorized.h), for float and double
 /// computation: every element goes through f.vec, a block of Vectorized<A>::kSize at a
-/// time, gathered into a buffer where the run is not contiguous or the element type is a
-/// 16-bit float. So a value's result does not depend on where it sits (contiguous or not,
-/// in a tail or not, on which thread): the same SLEEF call computes it.
+/// time. A run that is not contiguous, or of a 16-bit float, is gathered kBlock elements at
+/// a time into a buffer, computed there and scattered back (a whole block, because a vector
+/// load right after scalar stores to the same bytes waits for them to retire: gathering 16
+/// and loading them cost more than exp itself). So a value's result does not depend on
+/// where it sits (contiguous or not, in a tail or not, on which thread): the same vector
+/// function computes it. In a 2-D tile whose input runs along the second dimension (M.t()
+/// into a contiguous out=), the tile is walked along the input, so loads stay contiguous
+/// and only the stores scatter.
 template <class Out, class In, class F>
 void vectorized_unary_loop(const TensorIterator& it, const F& f) {
   using A = Acc<In>;
   constexpr int64_t K = Vectorized<A>::kSize;
-  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
-    for (int64_t r = 0; r < rows; ++r) {
-      char* out = data[0] + r * s[2];
-      const char* in = data[1] + r * s[3];
-      int64_t i = 0;
-      if constexpr (std::is_same_v<In, A> && std::is_same_v<Out, A>) {
-        if (s[0] == sizeof(A) && s[1] == sizeof(A)) {
-          for (; i + K <= n; i += K) {
-            f.vec(Vectorized<A>::loadu(reinterpret_cast<const A*>(in) + i))
-                .store(reinterpret_cast<A*>(out) + i);
-          }
+  constexpr int64_t kBlock = 256;
+  constexpr bool kSame = std::is_same_v<In, A> && std::is_same_v<Out, A>;
+  // One run: n elements, output stride so and input stride si in bytes.
+  auto run = [&](char* out, const char* in, int64_t n, int64_t so, int64_t si) {
+    int64_t i = 0;
+    if constexpr (kSame) {
+      if (so == sizeof(A) && si == sizeof(A)) {
+        for (; i + K <= n; i += K) {
+          f.vec(Vectorized<A>::loadu(reinterpret_cast<const A*>(in) + i))
+              .store(reinterpret_cast<A*>(out) + i);
         }
       }
-      alignas(64) A buf[K];
-      for (; i < n; i += K) {
-        const int64_t m = std::min<int64_t>(K, n - i);
-        for (int64_t k = 0; k < m; ++k) buf[k] = A(*reinterpret_cast<const In*>(in + (i + k) * s[1]));
-        for (int64_t k = m; k < K; ++k) buf[k] = A(0);
-        f.vec(Vectorized<A>::loadu(buf)).store(buf);
-        for (int64_t k = 0; k < m; ++k) *reinterpret_cast<Out*>(out + (i + k) * s[0]) = static_cast<Out>(buf[k]);
+    }
+    alignas(64) A buf[kBlock];
+    for (; i < n; i += kBlock) {
+      const int64_t m = std::min<int64_t>(kBlock, n - i);
+      const int64_t padded = (m + K - 1) / K * K;
+      if (std::is_same_v<In, A> && si == sizeof(A)) {
+        std::memcpy(buf, in + i * si, static_cast<size_t>(m) * sizeof(A));
+      } else {
+        for (int64_t k = 0; k < m; ++k) buf[k] = A(*reinterpret_cast<const In*>(in + (i + k) * si));
       }
+      for (int64_t k = m; k < padded; ++k) buf[k] = A(0);
+      for (int64_t k = 0; k < padded; k += K) f.vec(Vectorized<A>::loadu(buf + k)).store(buf + k);
+      if (std::is_same_v<Out, A> && so == sizeof(A)) {
+        std::memcpy(out + i * so, buf, static_cast<size_t>(m) * sizeof(A));
+      } else {
+        for (int64_t k = 0; k < m; ++k) *reinterpret_cast<Out*>(out + (i + k) * so) = static_cast<Out>(buf[k]);
+      }
+    }
+  };
+  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+    if (rows > 1 && s[1] != sizeof(In) && s[3] == sizeof(In)) {
+      for (int64_t c = 0; c < n; ++c) run(data[0] + c * s[0], data[1] + c * s[1], rows, s[2], s[3]);
+    } else {
+      for (int64_t r = 0; r < rows; ++r) run(data[0] + r * s[2], data[1] + r * s[3], n, s[0], s[1]);
     }
   });
 }
 
+/// Runs out[i] = f(in_0[i], ..., in_{N-1}[i]) over an iterator whose operands are (out,
+/// N inputs), of element types Out and In; f takes Acc<In> values. A run where every
+/// operand is contiguous is a plain indexed loop the compiler vectorises; a broadcast last
+/// input (stride 0) is loaded once per run. A unary f with a `vec` form runs through it.
 template <class Out, class In, size_t N, class F>
 void elementwise_loop(const TensorIterator& it, const F& f) {
   if constexpr (N == 1 && (std::is_same_v<Acc<In>, float> || std::is_same_v<Acc<In>, double>)) {
