@@ -1,11 +1,23 @@
 #include "aten/native/Structured.h"
 
 #include "ember/generated/Functions.h"
+#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
 
 namespace ember {
 
+// CPU outputs are made by the CPU factories directly, as PyTorch's structured kernels do:
+// the dispatcher has already chosen this backend, and a second trip through it (BackendSelect,
+// then CPU) was a tenth of a 4-element add.
 Tensor make_output(const TensorMeta& meta, Device device) {
+  if (device.type() == DeviceType::CPU) {
+    if (!meta.strides.empty()) {
+      return native::empty_strided_cpu(meta.sizes, meta.strides, meta.dtype, std::nullopt,
+                                       std::nullopt, std::nullopt);
+    }
+    return native::empty_cpu(meta.sizes, meta.dtype, std::nullopt, std::nullopt, std::nullopt,
+                             std::nullopt);
+  }
   if (!meta.strides.empty()) {
     return empty_strided(meta.sizes, meta.strides, TensorOptions().dtype(meta.dtype).device(device));
   }

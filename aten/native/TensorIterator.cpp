@@ -130,7 +130,8 @@ TensorMeta elementwise_meta(std::initializer_list<const Tensor*> inputs, ScalarT
   bool first = true;
   bool all_contiguous = true;
   for (const Tensor* t : inputs) {
-    meta.sizes = first ? DimVector(t->sizes()) : broadcast_shapes(meta.sizes, t->sizes(), op);
+    if (first) meta.sizes = DimVector(t->sizes());
+    else if (t->sizes() != meta.sizes.ref()) meta.sizes = broadcast_shapes(meta.sizes, t->sizes(), op);
     first = false;
     all_contiguous = all_contiguous && t->is_contiguous();
   }
@@ -297,6 +298,8 @@ void TensorIterator::serial_for_each(const Loop2d& loop, int64_t begin, int64_t 
 // cache line per element, and the lines are evicted before the next row comes back for
 // their neighbours. Walking kTile x kTile tiles instead keeps each tile's lines of every
 // operand in L1 until all of their elements are used: both sides stream.
+constexpr int64_t kTile = 64;  // the side of a tile
+
 bool TensorIterator::tiled() const {
   if (shape_.size() < 2 || shape_[0] < 2 * kTile || shape_[1] < 2 * kTile) return false;
   for (int k = 0; k < ntensors_; ++k) {

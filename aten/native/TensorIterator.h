@@ -80,8 +80,6 @@ class EMBER_API TensorIterator {
   static constexpr int64_t kGrainSize = 32768;
   /// The most operands an iterator takes.
   static constexpr int kMaxOperands = 4;
-  /// The side of the tiles of a mixed-stride walk (Note [Tiles]).
-  static constexpr int64_t kTile = 64;
 
  private:
   bool tiled() const;

@@ -59,11 +59,52 @@ Acc<T> scalar_as(const Scalar& s) {
   else return static_cast<Acc<T>>(s.to<Acc<T>>());
 }
 
+// Calls go(Arith<op, T>{alpha}) for the runtime op.
+template <class T, class G>
+void with_arith(Op op, const char* name, Acc<T> alpha, G&& go) {
+  switch (op) {
+    case Op::Add: go(Arith<Op::Add, T>{alpha}); break;
+    case Op::Mul: go(Arith<Op::Mul, T>{alpha}); break;
+    case Op::Div:
+      if constexpr (std::is_floating_point_v<Acc<T>> || kIsComplex<T>) go(Arith<Op::Div, T>{alpha});
+      else EMBER_INTERNAL_ASSERT(false, name, "(): integral computation");
+      break;
+  }
+}
+
+// Whether a call is the per-op-overhead case: dst, a and b (when not a constant) contiguous,
+// of one shape and of the computation dtype, with fewer elements than a thread is worth. It runs as one plain
+// loop, the iterator's own flat loop, without building the iterator.
+bool small_and_flat(ScalarType compute, const Tensor& dst, const Tensor& a, const Tensor* b) {
+  return dst.numel() < TensorIterator::kGrainSize && dst.dtype() == compute &&
+         a.dtype() == compute && a.sizes() == dst.sizes() && dst.is_contiguous() &&
+         a.is_contiguous() &&
+         (!b || (b->dtype() == compute && b->sizes() == dst.sizes() && b->is_contiguous()));
+}
+
 // Runs `op` into dst (dtype `compute`, the result's shape) from a and b (or a constant).
 void run(Op op, const char* name, ScalarType compute, const Tensor& dst, const Tensor& a,
          const Tensor* b, const Scalar* b_scalar, const Scalar& alpha) {
   if (b) check_output_overlap(dst, {&a, b});
   else check_output_overlap(dst, {&a});
+  if (small_and_flat(compute, dst, a, b)) {
+    dispatch_all_types(compute, name, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* o = static_cast<T*>(dst.impl()->data());
+      const T* x = static_cast<const T*>(a.impl()->data());
+      const int64_t n = dst.numel();
+      with_arith<T>(op, name, scalar_as<T>(alpha), [&](auto f) {
+        if (b) {
+          const T* y = static_cast<const T*>(b->impl()->data());
+          for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(f(Acc<T>(x[i]), Acc<T>(y[i])));
+        } else {
+          const Acc<T> c = scalar_as<T>(*b_scalar);
+          for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(f(Acc<T>(x[i]), c));
+        }
+      });
+    });
+    return;
+  }
   const Tensor a_c = a.dtype() == compute ? a : a.to(compute);
   Tensor b_c;
   if (b) b_c = b->dtype() == compute ? *b : b->to(compute);
@@ -71,7 +112,7 @@ void run(Op op, const char* name, ScalarType compute, const Tensor& dst, const T
   const Tensor out = direct ? dst : ember::empty_like(dst, TensorOptions().dtype(compute));
   dispatch_all_types(compute, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto go = [&](auto f) {
+    with_arith<T>(op, name, scalar_as<T>(alpha), [&](auto f) {
       if (b) {
         elementwise_loop<T, T, 2>(TensorIterator({&out}, {&a_c, &b_c}, name), f);
       } else {
@@ -79,16 +120,7 @@ void run(Op op, const char* name, ScalarType compute, const Tensor& dst, const T
         elementwise_loop<T, T, 1>(TensorIterator({&out}, {&a_c}, name),
                                   [&](Acc<T> x) { return f(x, c); });
       }
-    };
-    const Acc<T> al = scalar_as<T>(alpha);
-    switch (op) {
-      case Op::Add: go(Arith<Op::Add, T>{al}); break;
-      case Op::Mul: go(Arith<Op::Mul, T>{al}); break;
-      case Op::Div:
-        if constexpr (std::is_floating_point_v<Acc<T>> || kIsComplex<T>) go(Arith<Op::Div, T>{al});
-        else EMBER_INTERNAL_ASSERT(false, "div(): integral computation");
-        break;
-    }
+    });
   });
   if (!direct) dst.copy_(out);
 }
