@@ -15,11 +15,12 @@ from ember import _C
 #   "swap_number": ember.op(other, self), a number `other` first made a 0-d tensor that
 #                  promotes as the number would (for ops without a number-first overload)
 #   "invert": self.op() for integral and bool tensors, TypeError otherwise (as PyTorch's ~)
+#   "reciprocal_mul": self.reciprocal() * other, PyTorch's number / tensor
 OPERATOR_SLOTS: dict[str, tuple[str, str]] = {
     "__add__": ("add", "method"), "__radd__": ("add", "method"), "__iadd__": ("add_", "inplace"),
-    "__sub__": ("sub", "method"), "__rsub__": ("rsub", "method"), "__isub__": ("sub_", "inplace"),
+    "__sub__": ("sub", "method"), "__rsub__": ("sub", "swap_number"), "__isub__": ("sub_", "inplace"),
     "__mul__": ("mul", "method"), "__rmul__": ("mul", "method"), "__imul__": ("mul_", "inplace"),
-    "__truediv__": ("div", "method"), "__rtruediv__": ("div", "swap"),
+    "__truediv__": ("div", "method"), "__rtruediv__": ("div", "reciprocal_mul"),
     "__itruediv__": ("div_", "inplace"),
     "__floordiv__": ("floor_divide", "method"), "__rfloordiv__": ("floor_divide", "swap_number"),
     "__ifloordiv__": ("floor_divide_", "inplace"),
@@ -76,7 +77,10 @@ def _slot(op: str, kind: str, method, function):
             return method(self)
     elif kind == "swap_number":
         def slot(self, other):
-            if not isinstance(other, _C.TensorBase):
+            if op == "sub" and isinstance(other, builtins.bool):
+                # PyTorch refuses a bool on either side of -: keep the bool for sub to refuse.
+                other = _C._functions.scalar_tensor(other, dtype=_C.bool, device=self.device)
+            elif not isinstance(other, _C.TensorBase):
                 other = _number_operand(other, self)
                 if other is None:
                     return NotImplemented
@@ -86,6 +90,14 @@ def _slot(op: str, kind: str, method, function):
                 if isinstance(e, _C._TypeError):
                     raise  # the op refused the operands (a dtype it can't write): not a mismatch
                 return NotImplemented
+    elif kind == "reciprocal_mul":
+        def slot(self, other):
+            # number / tensor as PyTorch computes it: reciprocal(tensor) * number (its dtype,
+            # its values, its complex zeros), not a division of a number cast to the tensor's
+            # dtype (-3 as uint8 is 253).
+            if not isinstance(other, (builtins.bool, builtins.int, builtins.float, complex)):
+                return NotImplemented
+            return self.reciprocal() * other
     elif kind == "swap":
         def slot(self, other):
             # ember.op(number, tensor) works once the op has a Scalar-first overload;

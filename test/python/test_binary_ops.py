@@ -137,3 +137,17 @@ def test_reflected_floordiv_promotes_like_a_number(number, dtype):
     for values in ([3, 1, 2], 2):
         e, t = pair(values if dtype != "bool" else [True, True, True] if values != 2 else True, dtype)
         check(lambda x, n: n // x, (e, number), (t, number))
+
+
+@pytest.mark.parametrize("op", [operator.sub, operator.truediv], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("number", [2, -3, 0.5, True, 1 + 2j])
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64", "uint8", "bool", "complex64"])
+def test_number_first_sub_and_div(op, number, dtype):
+    """number - tensor and number / tensor: dtype, values and refusals as PyTorch's. (Complex
+    zeros and NaN are left out: 1/(0+0j) times a number is inf+infj here, C++'s complex
+    product, and nan+nanj in PyTorch.)"""
+    values = {"bool": [True, False, True, False, True, True], "float32": FLOAT,
+              "float64": FLOAT, "complex64": [2.0, -2.0, 0.5, -0.25, 3.0, -1.5], "uint8": [abs(v) for v in DIVISOR_INT]
+              }.get(dtype, DIVISOR_INT)
+    e, t = pair(values, dtype)
+    check(lambda x, n: op(n, x), (e, number), (t, number))
