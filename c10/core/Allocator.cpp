@@ -110,7 +110,7 @@ class CpuAllocator final : public Allocator {
     }
     const bool huge = rounded >= kHugeBlock;
     if (huge) rounded = (rounded + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = rounded >= kLargeBlock ? take_cached(rounded) : nullptr;
+    void* p = take_cached(rounded);
     if (!p && huge) {
       p = std::aligned_alloc(kHugePage, rounded);
       if (p) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
