@@ -7,8 +7,8 @@
 namespace ember {
 
 // CPU outputs are made by the CPU factories directly, as PyTorch's structured kernels do:
-// the dispatcher has already chosen this backend, and a second trip through it (BackendSelect,
-// then CPU) was a tenth of a 4-element add.
+// the dispatcher has already chosen this backend, and a second trip through it
+// (BackendSelect, then CPU) is pure per-op overhead.
 Tensor make_output(const TensorMeta& meta, Device device) {
   if (device.type() == DeviceType::CPU) {
     if (!meta.strides.empty()) {

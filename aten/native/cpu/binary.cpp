@@ -72,9 +72,10 @@ void with_arith(Op op, const char* name, Acc<T> alpha, G&& go) {
   }
 }
 
-// Whether a call is the per-op-overhead case: dst, a and b (when not a constant) contiguous,
-// of one shape and of the computation dtype, with fewer elements than a thread is worth. It runs as one plain
-// loop, the iterator's own flat loop, without building the iterator.
+// Whether a call is the per-op-overhead case: dst, a and b (when not a constant)
+// contiguous, of one shape and of the computation dtype, with fewer elements than a thread
+// is worth. It runs as one plain loop, the iterator's own flat loop, without building the
+// iterator.
 bool small_and_flat(ScalarType compute, const Tensor& dst, const Tensor& a, const Tensor* b) {
   return dst.numel() < TensorIterator::kGrainSize && dst.dtype() == compute &&
          a.dtype() == compute && a.sizes() == dst.sizes() && dst.is_contiguous() &&
