@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cpp  # noqa: E402
+import gen_autograd  # noqa: E402
 import gen_register  # noqa: E402
 from model import ModelError, NativeFunction, load  # noqa: E402
 
@@ -196,6 +197,11 @@ def generate(fs: list[NativeFunction], out: Path, ns: str, prefix: str, methods:
     # libember); its `method` variants become Python methods only (gen_python.py).
     for rel, text in gen_register.files(fs, ns, prefix):
         w.write(rel, HEADER + text)
+    if methods:
+        # Autograd kernels and nodes: libember's operators only (an operator library's
+        # ops are recorded by the autograd fallback of its own choosing).
+        for rel, text in gen_autograd.files(fs, ns, prefix):
+            w.write(rel, (HEADER if rel.endswith(".cpp") else "") + text)
     w.write("ops.md", ops_table(fs, ns))
     w.write("summary.json", summary(fs, ns))
     return w
@@ -221,10 +227,12 @@ def main(argv: list[str]) -> int:
             cpps = gen_register.output_cpps(fs)
             if args.no_methods:
                 cpps.remove("TensorMethods.cpp")
+            else:
+                cpps += gen_autograd.output_cpps()
             print(";".join(cpps))
             return 0
         generate(fs, args.out, args.namespace, args.include_prefix, methods=not args.no_methods).flush()
-    except (ModelError, cpp.CppError, gen_register.RegisterError) as e:
+    except (ModelError, cpp.CppError, gen_register.RegisterError, gen_autograd.AutogradError) as e:
         print(f"codegen: error: {e}", file=sys.stderr)
         return 1
     if args.stamp:

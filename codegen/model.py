@@ -25,6 +25,11 @@ DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "MkldnnCPU", "SparseCPU",
 KNOWN_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "doc",
               "autograd", "device_check", "python_module")
 
+# `autograd: not_implemented` (recorded; backward raises) and `autograd: non_differentiable`
+# (outputs never require grad) stand in for formulas; stored as {AUTOGRAD_MARKER_KEY: marker}.
+AUTOGRAD_MARKERS = ("not_implemented", "non_differentiable")
+AUTOGRAD_MARKER_KEY = "__marker__"
+
 # Where a function appears in Python besides methods: ember.<op> by default, else
 # ember.nn.functional, ember.linalg (name without "linalg_"), ember.special ("special_").
 PYTHON_MODULES = ("nn", "linalg", "special")
@@ -206,7 +211,7 @@ class NativeFunction:
     structured: bool
     structured_delegate: str | None
     doc: str
-    autograd: tuple[tuple[str, str], ...]
+    autograd: tuple[tuple[str, object], ...]  # (inputs, formula) and output_differentiability
     loc: str  # "file:line"
     python_module: str | None = None
 
@@ -298,8 +303,14 @@ def _entry(path: Path, item) -> NativeFunction:
         raise ModelError(f"{loc}: out= overload '{schema.full_name}' needs a keyword-only "
                          f"'Tensor(a!) out' argument")
     autograd = item.get("autograd") or {}
-    if not isinstance(autograd, dict):
-        raise ModelError(f"{loc}: 'autograd' must map inputs to formulas")
+    if isinstance(autograd, str):
+        if autograd not in AUTOGRAD_MARKERS:
+            raise ModelError(f"{loc}: 'autograd: {autograd}' is not a marker; expected formulas or "
+                             f"one of {', '.join(AUTOGRAD_MARKERS)}")
+        autograd = {AUTOGRAD_MARKER_KEY: autograd}
+    elif not isinstance(autograd, dict):
+        raise ModelError(f"{loc}: 'autograd' must map inputs to formulas, or be one of "
+                         f"{', '.join(AUTOGRAD_MARKERS)}")
     python_module = item.get("python_module")
     if python_module is not None and python_module not in PYTHON_MODULES:
         raise ModelError(f"{loc}: unknown python_module '{python_module}'; expected one of "
@@ -311,7 +322,8 @@ def _entry(path: Path, item) -> NativeFunction:
         schema=schema, variants=variants, dispatch=tuple(dispatch), structured=structured,
         structured_delegate=str(delegate) if delegate else None,
         doc=str(item.get("doc", "")).strip(),
-        autograd=tuple((str(k), str(v)) for k, v in autograd.items() if k != "__line__"),
+        autograd=tuple((str(k), v if isinstance(v, list) else str(v))
+                       for k, v in autograd.items() if k != "__line__"),
         loc=loc, python_module=python_module)
 
 

@@ -1,4 +1,4 @@
-// Shape ops that only change a tensor's geometry: view, select, transpose, t.
+// Shape ops that only change a tensor's geometry: view, select, transpose, t, expand, unsqueeze.
 #include "ember/generated/NativeFunctions.h"
 #include "c10/util/DimVector.h"
 #include "c10/util/Exception.h"
@@ -141,6 +141,52 @@ Tensor t_strided(const Tensor& self) {
   EMBER_CHECK_VALUE(self.dim() <= 2, "t(): expects a tensor with <= 2 dimensions, but self is ",
                     self.dim(), "D");
   return transpose_strided(self, 0, self.dim() < 2 ? 0 : 1);
+}
+
+Tensor expand_strided(const Tensor& self, IntArrayRef size, bool implicit) {
+  (void)implicit;
+  const int64_t ndim = self.dim();
+  const int64_t n = static_cast<int64_t>(size.size());
+  EMBER_CHECK(n >= ndim, "expand(): the number of sizes provided (", n, ") must be greater or "
+              "equal to the number of dimensions in the tensor (", ndim, ")");
+  DimVector sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
+  for (int64_t i = n - 1; i >= 0; --i) {
+    const int64_t d = i - (n - ndim);
+    int64_t target = size[i];
+    if (d < 0) {
+      EMBER_CHECK(target >= 0, "expand(): the expanded size of the tensor (", target, ") isn't "
+                  "allowed in a leading, non-existing dimension ", i);
+      sizes[i] = target;
+      strides[i] = 0;
+      continue;
+    }
+    const int64_t have = self.sizes()[d];
+    if (target == -1) target = have;
+    EMBER_CHECK(target >= 0, "expand(): expected sizes >= -1, but got ", target, " at dimension ", i);
+    if (have == target) {
+      sizes[i] = have;
+      strides[i] = self.strides()[d];
+    } else {
+      EMBER_CHECK(have == 1, "expand(): the expanded size of the tensor (", target, ") must match "
+                  "the existing size (", have, ") at non-singleton dimension ", i, ".  Target sizes: ",
+                  size, ".  Tensor sizes: ", self.sizes());
+      sizes[i] = target;
+      strides[i] = 0;
+    }
+  }
+  return alias_of(self, sizes, strides);
+}
+
+Tensor unsqueeze_strided(const Tensor& self, int64_t dim) {
+  const int64_t ndim = self.dim();
+  EMBER_CHECK_INDEX(dim >= -ndim - 1 && dim <= ndim, "unsqueeze(): Dimension out of range (expected "
+                    "to be in range of [", -ndim - 1, ", ", ndim, "], but got ", dim, ")");
+  if (dim < 0) dim += ndim + 1;
+  DimVector sizes(self.sizes()), strides(self.strides());
+  const int64_t stride = dim >= ndim ? 1 : sizes[static_cast<size_t>(dim)] * strides[static_cast<size_t>(dim)];
+  sizes.insert(static_cast<size_t>(dim), 1);
+  strides.insert(static_cast<size_t>(dim), stride);
+  return alias_of(self, sizes, strides);
 }
 
 }  // namespace native

@@ -85,6 +85,23 @@ class EMBER_API Tensor {
   /// printer aten installs; see Note [Tensor printing hook]).
   std::string str() const;
 
+  // Autograd (defined in aten/autograd/TensorAutograd.cpp, part of libember).
+  /// Whether operations on this tensor are recorded for backward.
+  bool requires_grad() const;
+  /// Marks a leaf as requiring grad (or not); returns *this.
+  const Tensor& requires_grad_(bool requires_grad = true) const;
+  /// The gradient accumulated by backward (undefined when none).
+  Tensor grad() const;
+  /// Whether the tensor has no grad_fn (was not computed by a recorded op).
+  bool is_leaf() const;
+  /// Computes the gradients of this tensor with respect to the leaves of its graph.
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+  /// A tensor sharing this one's data, outside the graph.
+  Tensor detach() const;
+  /// The number of in-place writes to this tensor and its views.
+  uint32_t _version() const { return impl_->version(); }
+
   // The operator methods (t.add(u), t.fill_(1), ...), generated from native_functions.yaml.
 #include "ember/generated/TensorMethods.h"
 

@@ -4,10 +4,12 @@
 
 // BackendSelect only matters for factories (which register a kernel for it).
 EMBER_LIBRARY_IMPL(_, BackendSelect, m) { m.fallback(ember::CppFunction::fallthrough()); }
-// ADInplaceOrView bumps versions and records views once the autograd layer registers
-// kernels for in-place and view ops; everything else skips it.
+// ADInplaceOrView: version bumps and view records happen in the Autograd kernels (one
+// hop less per call; see Note [Autograd kernels] in aten/autograd/Variable.h), so every op
+// skips this key.
 EMBER_LIBRARY_IMPL(_, ADInplaceOrView, m) { m.fallback(ember::CppFunction::fallthrough()); }
-// Until the autograd layer lands, autograd keys fall through to the backend.
+// Ops without an Autograd kernel (non-differentiable ones, whose outputs never require
+// grad) fall through to the backend.
 EMBER_LIBRARY_IMPL(_, AutogradOther, m) { m.fallback(ember::CppFunction::fallthrough()); }
 EMBER_LIBRARY_IMPL(_, AutogradCPU, m) { m.fallback(ember::CppFunction::fallthrough()); }
 EMBER_LIBRARY_IMPL(_, AutogradCUDA, m) { m.fallback(ember::CppFunction::fallthrough()); }

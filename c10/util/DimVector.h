@@ -43,6 +43,13 @@ class DimVector {
     resize(size_ + 1);
     data()[size_ - 1] = v;
   }
+  /// Inserts v before position i (i <= size()).
+  void insert(size_t i, int64_t v) {
+    push_back(0);
+    int64_t* d = data();
+    for (size_t j = size_ - 1; j > i; --j) d[j] = d[j - 1];
+    d[i] = v;
+  }
   void resize(size_t n, int64_t value = 0) {
     if (n > kInline && heap_.empty()) heap_.assign(inline_, inline_ + size_);
     if (!heap_.empty()) heap_.resize(std::max(n, kInline + 1), value);

@@ -3,6 +3,8 @@
 
 #include "aten/Print.h"
 #include "aten/TensorFactories.h"
+#include "aten/TensorOperators.h"
+#include "aten/autograd/Autograd.h"
 #include "aten/native/cpu/PhiloxGenerator.h"
 #include "c10/core/Device.h"
 #include "c10/core/IValue.h"

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "aten/autograd/Variable.h"
 #include "c10/util/Exception.h"
 #include "python/csrc/Exceptions.h"
 #include "python/csrc/PyTypes.h"
@@ -496,14 +497,8 @@ std::string_view ParsedArgs::string(int i) const {
 }
 
 PyObject* wrap_requires_grad(Tensor t, bool requires_grad) {
-  if (requires_grad) {
-    const ScalarType dt = t.dtype();
-    EMBER_CHECK(is_floating_point(dt) || is_complex(dt), "Only Tensors of floating point and "
-                "complex dtype can require gradients, but got ", dt);
-  }
-  PyObject* obj = wrap(std::move(t));
-  if (requires_grad) reinterpret_cast<PyTensor*>(obj)->requires_grad = true;
-  return obj;
+  if (requires_grad) autograd::set_requires_grad(t, true);
+  return wrap(std::move(t));
 }
 
 PyObject* wrap_tuple(std::initializer_list<Tensor> ts) {

@@ -3,12 +3,14 @@
 #include <pybind11/pybind11.h>
 
 #include "aten/Print.h"
+#include "aten/autograd/Variable.h"
 #include "aten/native/CpuCapability.h"
 #include "aten/native/cpu/PhiloxGenerator.h"
 #include "c10/core/Allocator.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
+#include "python/csrc/Autograd.h"
 #include "python/csrc/Bindings.h"
 #include "python/csrc/Convert.h"
 #include "python/csrc/Exceptions.h"
@@ -66,13 +68,8 @@ PyObject* tensor(PyObject*, PyObject* args, PyObject* kwargs) {
   if (device != Py_None) dev = to_device(device);
   EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory, "tensor(): pin_memory=True needs a CUDA build");
   Tensor t = tensor_from_python(data, st, dev);
-  if (requires_grad) {
-    EMBER_CHECK(is_floating_point(t.dtype()) || is_complex(t.dtype()),
-                "Only Tensors of floating point and complex dtype can require gradients, but got ",
-                t.dtype());
-  }
+  if (requires_grad) ember::autograd::set_requires_grad(t, true);
   PyObject* obj = wrap(std::move(t));
-  reinterpret_cast<PyTensor*>(obj)->requires_grad = requires_grad;
   return obj;
   EMBER_PY_END(nullptr)
 }
@@ -115,6 +112,7 @@ PYBIND11_MODULE(_C, m) {
   } catch (const PythonError&) {
     throw py::error_already_set();
   }
+  init_autograd(m);
   ember::PrintOptions options = ember::print_options();
   options.dtype_prefix = "ember.";
   ember::set_print_options(options);

@@ -3,6 +3,8 @@
 #include <vector>
 
 #include "aten/Print.h"
+#include "aten/autograd/Variable.h"
+#include "python/csrc/Autograd.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 #include "python/csrc/Convert.h"
@@ -22,7 +24,6 @@ PyObject* wrap(Tensor t) {
   if (!obj) throw PythonError();
   auto* self = reinterpret_cast<PyTensor*>(obj);
   new (&self->tensor) Tensor(std::move(t));
-  self->requires_grad = false;
   impl->set_pyobj(obj);
   return obj;
 }
@@ -71,7 +72,6 @@ PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject* obj = type->tp_alloc(type, 0);
   if (!obj) return nullptr;
   new (&as_pt(obj)->tensor) Tensor(std::move(t));
-  as_pt(obj)->requires_grad = false;
   as_pt(obj)->tensor.impl()->set_pyobj(obj);
   return obj;
   EMBER_PY_END(nullptr)
@@ -87,8 +87,11 @@ void tensor_dealloc(PyObject* obj) {
 
 PyObject* tensor_repr(PyObject* self) {
   EMBER_PY_BEGIN
-  std::string s = to_string(self_t(self));
-  if (as_pt(self)->requires_grad) {
+  const Tensor& t = self_t(self);
+  std::string s = to_string(t);
+  if (auto fn = autograd::grad_fn(t)) {
+    s.insert(s.size() - 1, ", grad_fn=<" + fn->name() + ">");
+  } else if (autograd::requires_grad(t)) {
     s.insert(s.size() - 1, ", requires_grad=True");
   }
   return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
@@ -120,21 +123,53 @@ PyObject* get_nbytes(PyObject* self, void*) {
   const Tensor& t = self_t(self);
   return PyLong_FromLongLong(t.numel() * static_cast<int64_t>(t.element_size()));
 }
-PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(as_pt(self)->requires_grad); }
+PyObject* get_requires_grad(PyObject* self, void*) {
+  return PyBool_FromLong(autograd::requires_grad(self_t(self)));
+}
 int set_requires_grad(PyObject* self, PyObject* value, void*) {
   EMBER_PY_BEGIN
   EMBER_CHECK_TYPE(value && PyBool_Check(value),
                    "requires_grad: expected a bool, but got ", value ? Py_TYPE(value)->tp_name : "deletion");
-  const bool flag = value == Py_True;
-  const ScalarType t = self_t(self).dtype();
-  EMBER_CHECK(!flag || is_floating_point(t) || is_complex(t),
-              "only Tensors of floating point and complex dtype can require gradients, but got ", t);
-  as_pt(self)->requires_grad = flag;
+  autograd::set_requires_grad(self_t(self), value == Py_True);
   return 0;
   EMBER_PY_END(-1)
 }
-PyObject* get_is_leaf(PyObject*, void*) { Py_RETURN_TRUE; }
-PyObject* get_none(PyObject*, void*) { Py_RETURN_NONE; }
+PyObject* get_is_leaf(PyObject* self, void*) {
+  EMBER_PY_BEGIN
+  return PyBool_FromLong(autograd::is_leaf(self_t(self)));
+  EMBER_PY_END(nullptr)
+}
+PyObject* get_grad(PyObject* self, void*) {
+  EMBER_PY_BEGIN
+  return wrap(autograd::grad(self_t(self)));
+  EMBER_PY_END(nullptr)
+}
+int set_grad(PyObject* self, PyObject* value, void*) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK_TYPE(!value || value == Py_None || is_tensor(value), "grad: expected a Tensor or "
+                   "None, but got ", value ? Py_TYPE(value)->tp_name : "deletion");
+  autograd::set_grad(self_t(self), value && value != Py_None ? unpack(value) : Tensor());
+  return 0;
+  EMBER_PY_END(-1)
+}
+PyObject* get_grad_fn(PyObject* self, void*) {
+  EMBER_PY_BEGIN
+  return grad_fn_object(self_t(self));
+  EMBER_PY_END(nullptr)
+}
+PyObject* get_version(PyObject* self, void*) { return PyLong_FromUnsignedLong(self_t(self)._version()); }
+PyObject* get_output_nr(PyObject* self, void*) {
+  return PyLong_FromUnsignedLong(autograd::output_nr(self_t(self)));
+}
+PyObject* get_retains_grad(PyObject* self, void*) {
+  return PyBool_FromLong(autograd::retains_grad(self_t(self)));
+}
+PyObject* get_is_inference(PyObject* self, void*) { Py_RETURN_FALSE; }
+PyObject* get_data(PyObject* self, void*) {
+  EMBER_PY_BEGIN
+  return wrap(autograd::detach(self_t(self)));
+  EMBER_PY_END(nullptr)
+}
 
 PyGetSetDef tensor_getset[] = {
     {"shape", get_shape, nullptr, "The sizes (an ember.Size).", nullptr},
@@ -148,10 +183,14 @@ PyGetSetDef tensor_getset[] = {
     {"itemsize", get_itemsize, nullptr, "Bytes per element.", nullptr},
     {"nbytes", get_nbytes, nullptr, "Bytes of the elements (numel * itemsize).", nullptr},
     {"requires_grad", get_requires_grad, set_requires_grad,
-     "Whether gradients are to be computed for this tensor (a flag until autograd lands).", nullptr},
-    {"is_leaf", get_is_leaf, nullptr, "True until autograd records graphs.", nullptr},
-    {"grad", get_none, nullptr, "None until autograd lands.", nullptr},
-    {"grad_fn", get_none, nullptr, "None until autograd lands.", nullptr},
+     "Whether operations on this tensor are recorded for backward.", nullptr},
+    {"is_leaf", get_is_leaf, nullptr, "Whether the tensor has no grad_fn.", nullptr},
+    {"grad", get_grad, set_grad, "The gradient accumulated by backward, or None.", nullptr},
+    {"grad_fn", get_grad_fn, nullptr, "The node that computed this tensor, or None.", nullptr},
+    {"_version", get_version, nullptr, "The number of in-place writes to the tensor and its views.", nullptr},
+    {"output_nr", get_output_nr, nullptr, "Which output of its grad_fn the tensor is.", nullptr},
+    {"retains_grad", get_retains_grad, nullptr, "Whether retain_grad() was called.", nullptr},
+    {"data", get_data, nullptr, "The tensor outside the graph (a detached alias).", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // ---- methods ----------------------------------------------------------------------------
@@ -245,6 +284,23 @@ PyObject* m_requires_grad_(PyObject* self, PyObject* args, PyObject* kwargs) {
   return Py_NewRef(self);
   EMBER_PY_END(nullptr)
 }
+PyObject* m_detach(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  return wrap(autograd::detach(self_t(self)));
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_detach_(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  autograd::detach_(self_t(self));
+  return Py_NewRef(self);
+  EMBER_PY_END(nullptr)
+}
+PyObject* m_retain_grad(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  autograd::retain_grad(self_t(self));
+  Py_RETURN_NONE;
+  EMBER_PY_END(nullptr)
+}
 PyObject* m_tolist(PyObject* self, PyObject*) {
   EMBER_PY_BEGIN
   return tensor_to_list(self_t(self));
@@ -256,7 +312,7 @@ PyObject* m_numpy(PyObject* self, PyObject* args, PyObject* kwargs) {
   EMBER_CHECK_TYPE(force == Py_None || PyBool_Check(force),
                    "numpy(): expected 'force' to be a bool, but got ", Py_TYPE(force)->tp_name);
   if (force != Py_True) {
-    EMBER_CHECK(!as_pt(self)->requires_grad, "Can't call numpy() on Tensor that requires grad. "
+    EMBER_CHECK(!autograd::requires_grad(self_t(self)), "Can't call numpy() on Tensor that requires grad. "
                 "Use tensor.detach().numpy() instead.");
   }
   return tensor_to_numpy(self);
@@ -291,6 +347,9 @@ std::vector<PyMethodDef> hand_methods = {
     {"is_complex", m_is_complex, METH_NOARGS, "Whether the dtype is complex."},
     {"requires_grad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_requires_grad_)),
      METH_VARARGS | METH_KEYWORDS, "Sets requires_grad in place; returns self."},
+    {"detach", m_detach, METH_NOARGS, "A tensor sharing this one's data, outside the graph."},
+    {"detach_", m_detach_, METH_NOARGS, "Makes this tensor a leaf outside the graph; returns self."},
+    {"retain_grad", m_retain_grad, METH_NOARGS, "Keeps this non-leaf's gradient in .grad."},
     {"tolist", m_tolist, METH_NOARGS, "The elements as (nested) Python lists of numbers."},
     {"numpy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_numpy)),
      METH_VARARGS | METH_KEYWORDS, "A numpy array sharing this tensor's memory."},

@@ -19,8 +19,6 @@ namespace ember::python {
 struct PyTensor {
   PyObject_HEAD
   Tensor tensor;
-  // The requires_grad flag, kept here until the autograd layer owns it.
-  bool requires_grad;
 };
 
 EMBER_API extern PyTypeObject TensorBaseType;

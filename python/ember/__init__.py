@@ -25,6 +25,10 @@ from ember._creation import (  # noqa: E402,F401
     allclose, as_tensor, equal, initial_seed, is_floating_point, is_complex, is_tensor,
     manual_seed, numel, seed, set_printoptions, tensor,
 )
-from ember import backends, cpu, errors, linalg, nn, ops, special, testing  # noqa: E402,F401
+from ember import autograd, backends, cpu, errors, linalg, nn, ops, special, testing  # noqa: E402,F401
+from ember.autograd.grad_mode import (  # noqa: E402,F401
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
 
 __version__ = "0.1.0"

@@ -166,10 +166,54 @@ def _to_args(args, kwargs):
     return dtype, device, non_blocking, copy, memory_format
 
 
+class RemovableHandle:
+    """What register_hook returns: remove() unregisters the hook (once)."""
+
+    def __init__(self, remove) -> None:
+        self._remove = remove
+
+    def remove(self) -> None:
+        if self._remove is not None:
+            self._remove()
+            self._remove = None
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
 class Tensor(_C.TensorBase):
     """A multi-dimensional array of one dtype on one device (torch.Tensor's API)."""
 
     __array_priority__ = 1000
+
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
+                 inputs=None) -> None:
+        """Accumulates the gradient of this tensor into the .grad of its graph's leaves."""
+        from ember import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook) -> "RemovableHandle":
+        """Calls hook(grad) when this tensor's gradient is computed; a returned tensor
+        replaces the gradient. Returns a handle whose remove() unregisters it."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        hook_id = _C._register_hook(self, hook)
+        return RemovableHandle(lambda: _C._remove_hook(self, hook_id))
+
+    def register_post_accumulate_grad_hook(self, hook) -> "RemovableHandle":
+        """Calls hook(tensor) after backward accumulated into this leaf's .grad."""
+        hook_id = _C._register_post_accumulate_grad_hook(self, hook)
+        return RemovableHandle(lambda: _C._remove_post_accumulate_grad_hook(self, hook_id))
+
+    @property
+    def _base(self):
+        return _C._base(self)
+
+    def _is_view(self) -> bool:
+        return _C._is_view(self)
 
     def to(self, *args, **kwargs) -> "Tensor":
         """Converts dtype and/or device; returns self when nothing changes and copy=False."""

@@ -1,0 +1,318 @@
+#include "aten/autograd/FunctionsManual.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "c10/util/Exception.h"
+
+namespace ember::autograd {
+
+namespace {
+
+// The reduced dims, non-negative and sorted (None or empty: all).
+std::vector<int64_t> reduced_dims(std::optional<IntArrayRef> dims, int64_t ndim) {
+  std::vector<int64_t> out;
+  if (!dims || dims->empty()) {
+    for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
+    return out;
+  }
+  for (int64_t d : *dims) out.push_back(d < 0 ? d + std::max<int64_t>(ndim, 1) : d);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int64_t reduced_numel(IntArrayRef sizes, std::optional<IntArrayRef> dims) {
+  int64_t n = 1;
+  for (int64_t d : reduced_dims(dims, static_cast<int64_t>(sizes.size()))) {
+    if (d < static_cast<int64_t>(sizes.size())) n *= sizes[d];
+  }
+  return n;
+}
+
+std::optional<IntArrayRef> as_dims(const std::vector<int64_t>& v) { return IntArrayRef(v); }
+
+}  // namespace
+
+Tensor zeros_of(const Tensor& t) { return ember::zeros_like(t); }
+
+Tensor masked_grad(const Tensor& mask, const Tensor& grad) { return ember::where(mask, grad, 0); }
+
+Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
+  if (!alpha.is_complex() && alpha.to_double() == 1.0) return grad;
+  return grad * alpha;
+}
+
+double correction_of(const std::optional<Scalar>& correction) {
+  return correction ? correction->to_double() : 1.0;
+}
+
+Tensor restore_reduced_dims(const Tensor& grad, std::optional<IntArrayRef> dims, bool keepdim, int64_t ndim) {
+  if (keepdim || ndim == 0) return grad;
+  Tensor g = grad;
+  for (int64_t d : reduced_dims(dims, ndim)) g = g.unsqueeze(d);
+  return g;
+}
+
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dims, bool keepdim) {
+  return restore_reduced_dims(grad, dims, keepdim, static_cast<int64_t>(sizes.size())).expand(sizes);
+}
+
+Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dims, bool keepdim) {
+  const int64_t n = reduced_numel(sizes, dims);
+  return sum_backward(grad, sizes, dims, keepdim) / static_cast<double>(n);
+}
+
+Tensor nansum_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim) {
+  Tensor g = sum_backward(grad, self.sizes(), dims, keepdim);
+  return ember::where(self.isnan(), 0, g);
+}
+
+Tensor nanmean_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim) {
+  const Tensor not_nan = self.isnan().logical_not();
+  const Tensor count = not_nan.sum(dims, /*keepdim=*/true);
+  Tensor g = restore_reduced_dims(grad, dims, keepdim, self.dim()) / count;
+  return ember::where(not_nan, g.expand(self.sizes()), 0);
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+                     std::optional<int64_t> dim, bool keepdim) {
+  if (self.numel() == 0) return ember::zeros_like(self);
+  std::vector<int64_t> dv;
+  if (dim) dv.push_back(*dim);
+  const std::optional<IntArrayRef> dims = dim ? as_dims(dv) : std::nullopt;
+  const bool keep = dim ? keepdim : false;
+  const Tensor g = restore_reduced_dims(grad, dims, keep, self.dim());
+  const Tensor r = restore_reduced_dims(result, dims, keep, self.dim());
+  // Exact with zeros: the product of the other elements is result / x where no element of
+  // the slice is zero; the product of the non-zeros at a slice's only zero; else 0.
+  const Tensor is_zero = self.eq(0);
+  const Tensor zeros_in_slice = dim ? is_zero.sum(dims, true) : is_zero.sum(std::nullopt, true);
+  const Tensor nonzero_prod = dim ? ember::where(is_zero, 1, self).prod(*dim, true)
+                                  : ember::where(is_zero, 1, self).prod().view(std::vector<int64_t>(self.dim(), 1));
+  const Tensor others = ember::where(zeros_in_slice.eq(0), r / ember::where(is_zero, 1, self),
+                                     ember::where(zeros_in_slice.eq(1).logical_and(is_zero),
+                                                  nonzero_prod.expand(self.sizes()), 0));
+  return g * others;
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dims,
+                    double correction, bool keepdim) {
+  const int64_t n = reduced_numel(self.sizes(), dims);
+  const double scale = 2.0 / (static_cast<double>(n) - correction);
+  const Tensor g = restore_reduced_dims(grad, dims, keepdim, self.dim());
+  return (scale * g) * (self - self.mean(dims, /*keepdim=*/true));
+}
+
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self,
+                    std::optional<IntArrayRef> dims, double correction, bool keepdim) {
+  const Tensor g = ember::where(result.eq(0), 0, grad / (result * 2));
+  return var_backward(g, self, dims, correction, keepdim);
+}
+
+Tensor var_mean_backward(const Tensor& gvar, const Tensor& gmean, const Tensor& self,
+                         std::optional<IntArrayRef> dims, double correction, bool keepdim) {
+  Tensor out;
+  if (gvar.defined()) out = var_backward(gvar, self, dims, correction, keepdim);
+  if (gmean.defined()) {
+    Tensor m = mean_backward(gmean, self.sizes(), dims, keepdim);
+    out = out.defined() ? out + m : m;
+  }
+  return out;
+}
+
+Tensor std_mean_backward(const Tensor& gstd, const Tensor& gmean, const Tensor& self, const Tensor& std,
+                         std::optional<IntArrayRef> dims, double correction, bool keepdim) {
+  Tensor out;
+  if (gstd.defined()) out = std_backward(std, gstd, self, dims, correction, keepdim);
+  if (gmean.defined()) {
+    Tensor m = mean_backward(gmean, self.sizes(), dims, keepdim);
+    out = out.defined() ? out + m : m;
+  }
+  return out;
+}
+
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p_,
+                     const Tensor& norm, std::optional<IntArrayRef> dims, bool keepdim) {
+  const double p = p_ ? p_->to_double() : 2.0;
+  const Tensor g = restore_reduced_dims(grad, dims, keepdim, self.dim());
+  const Tensor n = restore_reduced_dims(norm, dims, keepdim, self.dim());
+  if (p == 0.0) return ember::zeros_like(self);
+  if (p == 1.0) return self.sign() * g;
+  if (p == 2.0) return ember::where(n.eq(0), 0, self * (g / n));
+  if (std::isinf(p)) {
+    // The gradient goes evenly to the elements whose |x| is the norm.
+    const Tensor mask = self.abs().eq(n);
+    const Tensor count = mask.sum(dims, /*keepdim=*/true);
+    return self.sign() * ember::where(mask, g / count, 0);
+  }
+  // |x|^(p-1) sign(x) g / norm^(p-1); 0 where the norm is 0.
+  const Tensor scaled = self * self.abs().pow(p - 2) * g / n.pow(p - 1);
+  return ember::where(n.eq(0), 0, scaled);
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+                          IntArrayRef dims, bool keepdim) {
+  const Tensor g = restore_reduced_dims(grad, dims, keepdim, self.dim());
+  const Tensor r = restore_reduced_dims(result, dims, keepdim, self.dim());
+  return g * (self - r).exp();
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& value) {
+  const bool nan_value = value.isnan().item().to<bool>();
+  const Tensor mask = nan_value ? self.isnan() : self.eq(value);
+  return ember::where(mask, grad / mask.sum(), 0);
+}
+
+Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+                     std::optional<IntArrayRef> dims, bool keepdim) {
+  const Tensor g = restore_reduced_dims(grad, dims, keepdim, self.dim());
+  const Tensor r = restore_reduced_dims(result, dims, keepdim, self.dim());
+  const Tensor mask = self.eq(r).logical_or(self.isnan().logical_and(r.isnan()));
+  const Tensor count = mask.sum(dims, /*keepdim=*/true);
+  return ember::where(mask, g / count, 0);
+}
+
+Tensor aminmax_backward(const Tensor& gmin, const Tensor& gmax, const Tensor& self, const Tensor& min,
+                        const Tensor& max, std::optional<int64_t> dim, bool keepdim) {
+  std::vector<int64_t> dv;
+  if (dim) dv.push_back(*dim);
+  const std::optional<IntArrayRef> dims = dim ? as_dims(dv) : std::nullopt;
+  const bool keep = dim ? keepdim : false;
+  Tensor out;
+  if (gmin.defined()) out = amax_backward(gmin, self, min, dims, keep);
+  if (gmax.defined()) {
+    Tensor g = amax_backward(gmax, self, max, dims, keep);
+    out = out.defined() ? out + g : g;
+  }
+  return out;
+}
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
+                                          IntArrayRef sizes, bool keepdim) {
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  if (ndim == 0) return grad;
+  if (dim < 0) dim += ndim;
+  std::vector<int64_t> one_dim{dim};
+  const Tensor g = restore_reduced_dims(grad, as_dims(one_dim), keepdim, ndim);
+  const Tensor idx = restore_reduced_dims(indices, as_dims(one_dim), keepdim, ndim);
+  std::vector<int64_t> shape(ndim, 1);
+  shape[dim] = sizes[dim];
+  const Tensor positions = ember::arange(sizes[dim], TensorOptions().dtype(ScalarType::Long)).view(shape);
+  return ember::where(positions.eq(idx), g, 0).expand(sizes);
+}
+
+Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index) {
+  Tensor out = ember::zeros(sizes, TensorOptions().dtype(grad.dtype()).device(grad.device()));
+  out.select(dim, index).copy_(grad);
+  return out;
+}
+
+Tensor reshape_to(const Tensor& grad, IntArrayRef sizes) { return grad.contiguous().view(sizes); }
+
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  if (exponent.to_double() == 0.0) return ember::zeros_like(self);
+  return grad * (self.pow(exponent.to_double() - 1.0) * exponent);
+}
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  return ember::where(exponent.eq(0), 0, grad * (exponent * self.pow(exponent - 1)));
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent,
+                             const Tensor& result) {
+  const Tensor cond = self.eq(0).logical_and(exponent.ge(0));
+  return grad * ember::where(cond, 0, result * self.log());
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& base, const Tensor& exponent,
+                             const Tensor& result) {
+  const double b = base.to_double();
+  if (b == 0.0) return grad * ember::where(exponent.ge(0), 0, result * std::log(b));
+  return grad * (result * std::log(b));
+}
+
+std::tuple<Tensor, Tensor, Tensor> clamp_backward_min_max(
+    const Tensor& grad, const Tensor& self, const std::optional<Tensor>& min,
+    const std::optional<Tensor>& max, const std::array<bool, 3>& mask) {
+  Tensor gs, gmin, gmax;
+  if (min && max) {
+    if (mask[0]) gs = ember::where(self.ge(*min).logical_and(self.le(*max)), grad, 0);
+    if (mask[1]) gmin = ember::where(self.lt(*min).logical_and(min->lt(*max)), grad, 0);
+    if (mask[2]) gmax = ember::where(self.gt(*max).logical_or(max->lt(*min)), grad, 0);
+  } else if (min) {
+    if (mask[0]) gs = ember::where(self.ge(*min), grad, 0);
+    if (mask[1]) gmin = ember::where(self.lt(*min), grad, 0);
+  } else if (max) {
+    if (mask[0]) gs = ember::where(self.le(*max), grad, 0);
+    if (mask[2]) gmax = ember::where(self.gt(*max), grad, 0);
+  } else if (mask[0]) {
+    gs = grad;
+  }
+  return {gs, gmin, gmax};
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  if (min && max) return ember::where(self.ge(*min).logical_and(self.le(*max)), grad, 0);
+  if (min) return ember::where(self.ge(*min), grad, 0);
+  if (max) return ember::where(self.le(*max), grad, 0);
+  return grad;
+}
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {
+  if (approximate == "tanh") {
+    constexpr double kBeta = 0.7978845608028654;  // sqrt(2/pi)
+    constexpr double kKappa = 0.044715;
+    const Tensor x2 = self * self;
+    const Tensor inner = (self + x2 * self * kKappa) * kBeta;
+    const Tensor t = inner.tanh();
+    const Tensor left = (t + 1) * 0.5;
+    const Tensor dinner = (x2 * (3 * kKappa) + 1) * kBeta;
+    const Tensor right = self * 0.5 * (1 - t * t) * dinner;
+    return grad * (left + right);
+  }
+  constexpr double kAlpha = 0.7071067811865476;  // 1/sqrt(2)
+  constexpr double kBeta = 0.3989422804014327;   // 1/sqrt(2 pi)
+  const Tensor cdf = ((self * kAlpha).erf() + 1) * 0.5;
+  const Tensor pdf = (self * self * -0.5).exp() * kBeta;
+  return grad * (cdf + self * pdf);
+}
+
+Tensor elu_backward(const Tensor& grad, const Scalar& alpha, const Scalar& scale,
+                    const Scalar& input_scale, const Tensor& self) {
+  const double neg = alpha.to_double() * scale.to_double();
+  const double in = input_scale.to_double();
+  return ember::where(self.le(0), grad * ((self * in).exp() * (in * neg)), grad * scale);
+}
+
+Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {
+  const Tensor d = grad / (self * (1 - self));
+  if (!eps) {
+    return ember::where(self.lt(0).logical_or(self.gt(1)), std::nan(""), d);
+  }
+  return ember::where(self.lt(*eps).logical_or(self.gt(1 - *eps)), 0, d);
+}
+
+Tensor softplus_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  const Tensor z = self * beta;
+  return ember::where(z.gt(threshold), grad, grad * z.sigmoid());
+}
+
+Tensor mish_backward(const Tensor& grad, const Tensor& self) {
+  const Tensor sig = self.sigmoid();
+  const Tensor tsp = ember::softplus(self).tanh();
+  return grad * (tsp + self * sig * (1 - tsp * tsp));
+}
+
+Tensor silu_backward(const Tensor& grad, const Tensor& self) {
+  const Tensor sig = self.sigmoid();
+  return grad * (sig * (1 + self * (1 - sig)));
+}
+
+Tensor hardswish_backward(const Tensor& grad, const Tensor& self) {
+  return ember::where(self.lt(-3), 0, ember::where(self.le(3), grad * (self / 3 + 0.5), grad));
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,101 @@
+#pragma once
+/// Helpers the generated backward formulas call (native_functions.yaml `autograd:`); all
+/// written in ember ops, so they are differentiable themselves (higher order).
+
+#include <array>
+#include <optional>
+#include <string_view>
+#include <tuple>
+
+#include "aten/TensorOperators.h"
+#include "aten/autograd/Node.h"
+
+namespace ember::autograd {
+
+inline const Tensor* optional_ptr(const std::optional<Tensor>& t) { return t ? &*t : nullptr; }
+inline std::optional<Tensor> optional_of(Tensor t) {
+  return t.defined() ? std::optional<Tensor>(std::move(t)) : std::nullopt;
+}
+inline bool any_defined(const variable_list& v) {
+  for (const Tensor& t : v) {
+    if (t.defined()) return true;
+  }
+  return false;
+}
+
+/// A gradient of zeros shaped like t.
+EMBER_API Tensor zeros_of(const Tensor& t);
+/// Where mask holds, the gradient; elsewhere 0 (never 0 * inf).
+EMBER_API Tensor masked_grad(const Tensor& mask, const Tensor& grad);
+/// grad * alpha, skipping the multiplication for alpha 1.
+EMBER_API Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
+/// The correction of var/std: `unbiased` or the Scalar? correction (default 1).
+EMBER_API double correction_of(const std::optional<Scalar>& correction);
+
+/// grad of a reduction over dims (None or empty: all) given back its reduced dims (size 1).
+EMBER_API Tensor restore_reduced_dims(const Tensor& grad, std::optional<IntArrayRef> dims,
+                                      bool keepdim, int64_t ndim);
+EMBER_API Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dims,
+                              bool keepdim);
+EMBER_API Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dims,
+                               bool keepdim);
+EMBER_API Tensor nansum_backward(const Tensor& grad, const Tensor& self,
+                                 std::optional<IntArrayRef> dims, bool keepdim);
+EMBER_API Tensor nanmean_backward(const Tensor& grad, const Tensor& self,
+                                  std::optional<IntArrayRef> dims, bool keepdim);
+EMBER_API Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+                               std::optional<int64_t> dim, bool keepdim);
+EMBER_API Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dims,
+                              double correction, bool keepdim);
+EMBER_API Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self,
+                              std::optional<IntArrayRef> dims, double correction, bool keepdim);
+EMBER_API Tensor var_mean_backward(const Tensor& gvar, const Tensor& gmean, const Tensor& self,
+                                   std::optional<IntArrayRef> dims, double correction, bool keepdim);
+EMBER_API Tensor std_mean_backward(const Tensor& gstd, const Tensor& gmean, const Tensor& self,
+                                   const Tensor& std, std::optional<IntArrayRef> dims,
+                                   double correction, bool keepdim);
+EMBER_API Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p,
+                               const Tensor& norm, std::optional<IntArrayRef> dims, bool keepdim);
+EMBER_API Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+                                    IntArrayRef dims, bool keepdim);
+/// max()/min() of all elements: the gradient shared evenly by the elements equal to it.
+EMBER_API Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& value);
+/// amax/amin/aminmax: the same over the reduced dims.
+EMBER_API Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
+                               std::optional<IntArrayRef> dims, bool keepdim);
+EMBER_API Tensor aminmax_backward(const Tensor& gmin, const Tensor& gmax, const Tensor& self,
+                                  const Tensor& min, const Tensor& max, std::optional<int64_t> dim,
+                                  bool keepdim);
+/// max.dim/min.dim: the gradient to the element each index picked.
+EMBER_API Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim,
+                                                    const Tensor& indices, IntArrayRef sizes,
+                                                    bool keepdim);
+
+EMBER_API Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index);
+/// grad with sizes (a copy when its strides do not allow a view).
+EMBER_API Tensor reshape_to(const Tensor& grad, IntArrayRef sizes);
+
+EMBER_API Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
+EMBER_API Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
+EMBER_API Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent,
+                                       const Tensor& result);
+EMBER_API Tensor pow_backward_exponent(const Tensor& grad, const Scalar& base, const Tensor& exponent,
+                                       const Tensor& result);
+
+EMBER_API std::tuple<Tensor, Tensor, Tensor> clamp_backward_min_max(
+    const Tensor& grad, const Tensor& self, const std::optional<Tensor>& min,
+    const std::optional<Tensor>& max, const std::array<bool, 3>& grad_input_mask);
+EMBER_API Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                                const std::optional<Scalar>& max);
+
+EMBER_API Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate);
+EMBER_API Tensor elu_backward(const Tensor& grad, const Scalar& alpha, const Scalar& scale,
+                              const Scalar& input_scale, const Tensor& self);
+EMBER_API Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps);
+EMBER_API Tensor softplus_backward(const Tensor& grad, const Tensor& self, const Scalar& beta,
+                                   const Scalar& threshold);
+EMBER_API Tensor mish_backward(const Tensor& grad, const Tensor& self);
+EMBER_API Tensor silu_backward(const Tensor& grad, const Tensor& self);
+EMBER_API Tensor hardswish_backward(const Tensor& grad, const Tensor& self);
+
+}  // namespace ember::autograd

@@ -1,0 +1,101 @@
+#include "aten/autograd/Node.h"
+
+#include <algorithm>
+
+#include "c10/util/Exception.h"
+
+namespace ember::autograd {
+
+namespace {
+// Sequence numbers order a backward pass: a node created later runs earlier.
+constinit thread_local uint64_t tls_sequence_nr = 0;
+// Note [Iterative release]: destroying a node drops its edges, which may destroy the
+// next nodes, and so on down a chain of a million ops: a recursion that would overflow
+// the stack. The outermost release_node owns a list; nested releases (from destructors
+// running inside it) only append to it, and the outermost loop empties it.
+constinit thread_local std::vector<std::shared_ptr<Node>>* tls_release_list = nullptr;
+}  // namespace
+
+Node::Node() : sequence_nr_(tls_sequence_nr++) {}
+
+Node::~Node() {
+  for (Edge& e : next_edges_) release_node(std::move(e.function));
+}
+
+void release_node(std::shared_ptr<Node>&& fn) {
+  if (!fn) return;
+  if (fn.use_count() > 1) {
+    fn.reset();
+    return;
+  }
+  if (tls_release_list) {
+    tls_release_list->push_back(std::move(fn));
+    return;
+  }
+  std::vector<std::shared_ptr<Node>> pending;
+  pending.push_back(std::move(fn));
+  tls_release_list = &pending;
+  while (!pending.empty()) {
+    std::shared_ptr<Node> last = std::move(pending.back());
+    pending.pop_back();
+    last.reset();  // may append to pending
+  }
+  tls_release_list = nullptr;
+}
+
+uint32_t Node::add_input_metadata(const Tensor& t) {
+  input_metadata_.push_back({DimVector(t.sizes()), t.dtype(), t.device()});
+  return static_cast<uint32_t>(input_metadata_.size() - 1);
+}
+
+void Node::add_pre_hook(uint32_t input_nr, TensorHook hook, uint64_t id) {
+  pre_hooks_.push_back({id, input_nr, std::move(hook)});
+}
+
+bool Node::remove_pre_hook(uint64_t id) {
+  auto it = std::find_if(pre_hooks_.begin(), pre_hooks_.end(), [&](const PreHook& h) { return h.id == id; });
+  if (it == pre_hooks_.end()) return false;
+  pre_hooks_.erase(it);
+  return true;
+}
+
+void Node::set_retain_grad_hook(uint32_t input_nr, std::function<void(const Tensor&)> hook) {
+  for (auto& [nr, fn] : retain_grad_hooks_) {
+    if (nr == input_nr) {
+      fn = std::move(hook);
+      return;
+    }
+  }
+  retain_grad_hooks_.emplace_back(input_nr, std::move(hook));
+}
+
+void Node::run_pre_hooks(variable_list& grads) const {
+  // Copies: a hook may register or remove hooks while it runs.
+  const auto hooks = pre_hooks_;
+  for (const PreHook& h : hooks) {
+    if (h.input_nr >= grads.size() || !grads[h.input_nr].defined()) continue;
+    Tensor replaced = h.fn(grads[h.input_nr]);
+    if (replaced.defined()) grads[h.input_nr] = std::move(replaced);
+  }
+  // retain_grad runs last, so .grad holds what the other hooks made of the gradient.
+  const auto retains = retain_grad_hooks_;
+  for (const auto& [nr, fn] : retains) {
+    if (nr < grads.size() && grads[nr].defined()) fn(grads[nr]);
+  }
+}
+
+GraphRoot::GraphRoot(std::vector<Edge> roots, variable_list grads) : Node(UINT64_MAX), grads_(std::move(grads)) {
+  set_next_edges(std::move(roots));
+}
+
+variable_list NotImplementedNode::apply(variable_list&&) {
+  EMBER_THROW(::ember::NotImplementedError, "the derivative for '", op_, "' is not implemented.");
+  return {};
+}
+
+variable_list ErrorNode::apply(variable_list&&) {
+  EMBER_THROW(::ember::Error, msg_);
+  return {};
+}
+
+}  // namespace ember::autograd

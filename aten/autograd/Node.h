@@ -1,0 +1,141 @@
+#pragma once
+/// The autograd graph: a Node per recorded op (its backward function), Edges to the nodes
+/// of the op's inputs, and the metadata the engine checks gradients against.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "c10/core/Tensor.h"
+#include "c10/util/DimVector.h"
+
+namespace ember::autograd {
+
+class Node;
+using variable_list = std::vector<Tensor>;
+/// A hook on the gradient of a tensor: returns a replacement, or an undefined tensor to
+/// keep the gradient as it is.
+using TensorHook = std::function<Tensor(const Tensor&)>;
+
+/// Where a gradient goes: input `input_nr` of `function` (which is the output_nr of the
+/// forward tensor it belongs to).
+struct Edge {
+  std::shared_ptr<Node> function;
+  uint32_t input_nr = 0;
+
+  bool is_valid() const { return function != nullptr; }
+};
+
+/// What a gradient flowing into a node input must look like: the forward output's sizes,
+/// dtype and device. The engine sums a wider (broadcast) gradient down to these sizes and
+/// casts it to this dtype.
+struct InputMetadata {
+  DimVector sizes;
+  ScalarType dtype = ScalarType::Undefined;
+  Device device = Device(DeviceType::CPU);
+};
+
+/// A backward function: takes the gradients of the forward op's outputs (its inputs) and
+/// returns the gradients of the forward op's inputs (its outputs), one per next edge.
+class EMBER_API Node : public std::enable_shared_from_this<Node> {
+ public:
+  /// A node with the next sequence number of this thread (later ops run first backward).
+  Node();
+  explicit Node(uint64_t sequence_nr) : sequence_nr_(sequence_nr) {}
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  virtual ~Node();
+
+  /// The backward computation; grads has one entry per input (undefined where no
+  /// gradient arrived).
+  virtual variable_list apply(variable_list&& grads) = 0;
+  /// "MulBackward0", "AccumulateGrad", ...
+  virtual std::string name() const = 0;
+  /// Frees saved tensors after a backward pass that does not retain the graph.
+  virtual void release_variables() {}
+
+  uint64_t sequence_nr() const { return sequence_nr_; }
+
+  size_t num_outputs() const { return next_edges_.size(); }
+  const Edge& next_edge(size_t i) const { return next_edges_[i]; }
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  void set_next_edges(std::vector<Edge>&& edges) { next_edges_ = std::move(edges); }
+  /// Whether gradient i is wanted (its edge leads somewhere).
+  bool should_compute_output(size_t i) const {
+    return i < next_edges_.size() && next_edges_[i].is_valid();
+  }
+
+  /// Records the metadata of a forward output that now flows into this node; returns its
+  /// input number (the output's output_nr).
+  uint32_t add_input_metadata(const Tensor& t);
+  size_t num_inputs() const { return input_metadata_.size(); }
+  const InputMetadata& input_metadata(size_t i) const { return input_metadata_[i]; }
+
+  /// Hooks on the gradient of input `input_nr` (a non-leaf tensor's register_hook); they
+  /// run in registration order before apply; id is the caller's, for remove_pre_hook.
+  void add_pre_hook(uint32_t input_nr, TensorHook hook, uint64_t id);
+  bool remove_pre_hook(uint64_t id);
+  /// retain_grad(): stores the gradient of input `input_nr` after the other hooks ran.
+  void set_retain_grad_hook(uint32_t input_nr, std::function<void(const Tensor&)> hook);
+  /// Runs the pre-hooks and retain-grad hooks on grads (the engine calls this).
+  void run_pre_hooks(variable_list& grads) const;
+  bool has_pre_hooks() const { return !pre_hooks_.empty() || !retain_grad_hooks_.empty(); }
+
+ protected:
+  uint64_t sequence_nr_;
+  std::vector<Edge> next_edges_;
+  std::vector<InputMetadata> input_metadata_;
+
+ private:
+  struct PreHook {
+    uint64_t id;
+    uint32_t input_nr;
+    TensorHook fn;
+  };
+  std::vector<PreHook> pre_hooks_;
+  std::vector<std::pair<uint32_t, std::function<void(const Tensor&)>>> retain_grad_hooks_;
+};
+
+/// Drops a reference to a node without recursion: when it is the last one, the node and
+/// every node it alone keeps alive are destroyed iteratively (Note [Iterative release]).
+EMBER_API void release_node(std::shared_ptr<Node>&& fn);
+
+/// The node that starts a backward pass with several roots: returns the given gradients.
+class EMBER_API GraphRoot final : public Node {
+ public:
+  GraphRoot(std::vector<Edge> roots, variable_list grads);
+  variable_list apply(variable_list&&) override { return grads_; }
+  std::string name() const override { return "GraphRoot"; }
+
+ private:
+  variable_list grads_;
+};
+
+/// A node whose backward is not implemented: raises, naming the op, when a gradient
+/// reaches it.
+class EMBER_API NotImplementedNode final : public Node {
+ public:
+  explicit NotImplementedNode(std::string op) : op_(std::move(op)) {}
+  variable_list apply(variable_list&&) override;
+  std::string name() const override { return "NotImplemented"; }
+
+ private:
+  std::string op_;
+};
+
+/// A node for an op whose gradient formula is missing on this path (an error node that
+/// carries its message, as PyTorch's Error node).
+class EMBER_API ErrorNode final : public Node {
+ public:
+  explicit ErrorNode(std::string msg) : msg_(std::move(msg)) {}
+  variable_list apply(variable_list&&) override;
+  std::string name() const override { return "Error"; }
+
+ private:
+  std::string msg_;
+};
+
+}  // namespace ember::autograd

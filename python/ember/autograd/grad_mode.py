@@ -1,0 +1,118 @@
+"""Grad modes as context managers and decorators: no_grad, enable_grad, set_grad_enabled,
+inference_mode (thread-local, as in PyTorch)."""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from ember import _C
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+is_grad_enabled = _C.is_grad_enabled
+is_inference_mode_enabled = _C.is_inference_mode_enabled
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (and generator functions)."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise TypeError(f"{type(self).__name__} cannot decorate a class")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen(*args, **kwargs):
+                # Each step of the generator runs in the mode, not the caller's code between.
+                with self.clone():
+                    g = func(*args, **kwargs)
+                request = None
+                while True:
+                    try:
+                        with self.clone():
+                            response = g.send(request)
+                    except StopIteration as e:
+                        return e.value
+                    request = yield response
+            return gen
+
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapped
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disables gradient recording in its scope (results do not require grad)."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc) -> None:
+        _C._set_grad_enabled(self.prev)
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enables gradient recording in its scope (inside no_grad, for example)."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(True)
+
+    def __exit__(self, *exc) -> None:
+        _C._set_grad_enabled(self.prev)
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode: at once when called (as torch.set_grad_enabled does), and back to the
+    previous mode when used as a context manager and the scope ends."""
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): expected 'mode' to be a bool, but got "
+                            f"{type(mode).__name__}")
+        self.prev = _C.is_grad_enabled()
+        self.mode = mode
+        _C._set_grad_enabled(mode)
+
+    def __enter__(self) -> None:
+        _C._set_grad_enabled(self.mode)
+
+    def __exit__(self, *exc) -> None:
+        _C._set_grad_enabled(self.prev)
+
+    def clone(self):
+        return set_grad_enabled(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """No recording and no version counting in its scope (faster than no_grad);
+    inference_mode(False) turns it off inside an enabled scope."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):  # used as a bare decorator
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __enter__(self) -> None:
+        _C._enter_inference_mode(self.mode)
+
+    def __exit__(self, *exc) -> None:
+        _C._exit_inference_mode()
+
+    def clone(self):
+        return inference_mode(self.mode)
