@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "c10/util/Exception.h"
@@ -138,7 +139,7 @@ Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional
   const double p = p_ ? p_->to_double() : 2.0;
   const Tensor g = restore_reduced_dims(grad, dims, keepdim, self.dim());
   const Tensor n = restore_reduced_dims(norm, dims, keepdim, self.dim());
-  if (p == 0.0) return ember::zeros_like(self);
+  if (p == 0.0) return Tensor();  // no gradient, as PyTorch's (None from autograd.grad)
   if (p == 1.0) return self.sign() * g;
   if (p == 2.0) return ember::where(n.eq(0), 0, self * (g / n));
   if (std::isinf(p)) {
@@ -167,11 +168,11 @@ Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const 
 
 Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result,
                      std::optional<IntArrayRef> dims, bool keepdim) {
+  // PyTorch's scale_grad_by_count: NaN where no element equals the result (a NaN slice).
   const Tensor g = restore_reduced_dims(grad, dims, keepdim, self.dim());
   const Tensor r = restore_reduced_dims(result, dims, keepdim, self.dim());
-  const Tensor mask = self.eq(r).logical_or(self.isnan().logical_and(r.isnan()));
-  const Tensor count = mask.sum(dims, /*keepdim=*/true);
-  return ember::where(mask, g / count, 0);
+  const Tensor mask = self.eq(r);
+  return (g / mask.sum(dims, /*keepdim=*/true)) * mask;
 }
 
 Tensor aminmax_backward(const Tensor& gmin, const Tensor& gmax, const Tensor& self, const Tensor& min,
@@ -210,6 +211,11 @@ Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
 }
 
 Tensor reshape_to(const Tensor& grad, IntArrayRef sizes) { return grad.contiguous().view(sizes); }
+
+Tensor atan2_recip(const Tensor& self, const Tensor& other) {
+  const Tensor d = self * self + other * other;
+  return ember::where(d.eq(0), 0, d.reciprocal());
+}
 
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
   if (exponent.to_double() == 0.0) return ember::zeros_like(self);
@@ -288,10 +294,11 @@ Tensor elu_backward(const Tensor& grad, const Scalar& alpha, const Scalar& scale
 }
 
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {
-  const Tensor d = grad / (self * (1 - self));
-  if (!eps) {
-    return ember::where(self.lt(0).logical_or(self.gt(1)), std::nan(""), d);
-  }
+  // At 0 and 1 the derivative is infinite with grad's sign (PyTorch's kernel).
+  const Tensor d = ember::where(self.eq(0).logical_or(self.eq(1)),
+                                grad * std::numeric_limits<double>::infinity(),
+                                grad / (self * (1 - self)));
+  if (!eps) return ember::where(self.lt(0).logical_or(self.gt(1)), std::nan(""), d);
   return ember::where(self.lt(*eps).logical_or(self.gt(1 - *eps)), 0, d);
 }
 

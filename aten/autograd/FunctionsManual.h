@@ -75,6 +75,8 @@ EMBER_API Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t 
 /// grad with sizes (a copy when its strides do not allow a view).
 EMBER_API Tensor reshape_to(const Tensor& grad, IntArrayRef sizes);
 
+/// 1 / (self^2 + other^2), 0 where both are 0 (PyTorch's gradient of atan2 at the origin).
+EMBER_API Tensor atan2_recip(const Tensor& self, const Tensor& other);
 EMBER_API Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 EMBER_API Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
 EMBER_API Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent,

@@ -111,6 +111,9 @@ void set_grad(const Tensor& t, const Tensor& g) {
 }
 
 void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) {
+  EMBER_CHECK(is_floating_point(result.dtype()) || is_complex(result.dtype()),
+              "Autograd not support dtype: ", result.dtype(), " (an integer or bool result of an op "
+              "whose input requires grad; pass dtype= a floating type or detach the input)");
   AutogradMeta& m = materialize_meta(result);
   m.output_nr_ = fn->add_input_metadata(result);
   m.grad_fn_ = fn;

@@ -45,14 +45,18 @@ bool is_int_like(PyObject* o) {
 
 bool is_float_like(PyObject* o) {
   if (PyFloat_Check(o) || PyLong_Check(o)) return true;
-  if (is_tensor(o)) return unpack(o).dim() == 0 && !is_complex(unpack(o).dtype());
+  // As PyTorch: a 0-d tensor stands for a number unless it requires grad (then only a Tensor
+  // parameter takes it, so its gradient is recorded).
+  if (is_tensor(o)) {
+    return unpack(o).dim() == 0 && !is_complex(unpack(o).dtype()) && !autograd::requires_grad(unpack(o));
+  }
   if (PyComplex_Check(o) || PyUnicode_Check(o)) return false;
   return Py_TYPE(o)->tp_as_number && (Py_TYPE(o)->tp_as_number->nb_float || Py_TYPE(o)->tp_as_number->nb_index);
 }
 
 bool is_scalar_like(PyObject* o) {
   if (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) return true;
-  if (is_tensor(o)) return unpack(o).dim() == 0;
+  if (is_tensor(o)) return unpack(o).dim() == 0 && !autograd::requires_grad(unpack(o));
   if (PyUnicode_Check(o)) return false;
   return Py_TYPE(o)->tp_as_number && (Py_TYPE(o)->tp_as_number->nb_float || Py_TYPE(o)->tp_as_number->nb_index);
 }

@@ -63,9 +63,12 @@ def test_one_entry_edit_rewrites_only_its_files(tmp_path):
     - func: alpha(Tensor self) -> Tensor
       dispatch:
         CPU: alpha_cpu
+      autograd:
+        self: grad
     - func: beta(Tensor self) -> Tensor
       dispatch:
         CPU: beta_cpu
+      autograd: non_differentiable
     """
     assert run_gen(tmp_path, base).returncode == 0
     out = tmp_path / "out"
@@ -85,6 +88,9 @@ def test_structured_entries_generate_all_three_forms(tmp_path):
         CPU: axpy_out_cpu
     - func: axpy(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
       structured_delegate: axpy.out
+      autograd:
+        self: grad
+        other: grad * alpha
     - func: axpy_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
       variants: method
       structured_delegate: axpy.out
@@ -111,6 +117,38 @@ def test_factories_get_backend_select_and_tensor_options(tmp_path):
     out = tmp_path / "out"
     assert "backend_key_of(device.value_or" in (out / "RegisterBackendSelect.cpp").read_text()
     assert "TensorOptions options = {}" in (out / "ops" / "make.h").read_text()
+
+
+def test_autograd_entries_generate_nodes_kernels_and_a_report(tmp_path):
+    r = run_gen(tmp_path, """\
+    - func: scale(Tensor self, float s) -> Tensor
+      dispatch:
+        CPU: scale_cpu
+      autograd:
+        self: grad * s
+    - func: scale_(Tensor(a!) self, float s) -> Tensor(a!)
+      variants: method
+      dispatch:
+        CPU: scale_inplace_cpu
+    - func: odd(Tensor self) -> Tensor
+      dispatch:
+        CPU: odd_cpu
+      autograd: not_implemented
+    - func: flag(Tensor self) -> Tensor
+      dispatch:
+        CPU: flag_cpu
+      autograd: non_differentiable
+    """)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    kernels = "".join(p.read_text() for p in out.glob("AutogradKernels_*.cpp"))
+    assert "struct ScaleBackward0 final : Node" in kernels
+    assert "grad_inputs[0] = any_grad_defined ? Tensor(grad * s) : Tensor();" in kernels
+    assert 'check_inplace(self, "scale_")' in kernels and "rebase_history(self, grad_fn)" in kernels
+    assert 'NotImplementedNode>("odd")' in kernels
+    assert '"flag"' not in kernels  # non-differentiable: no kernel, the autograd keys fall through
+    report = (out / "autograd.md").read_text()
+    assert "1 ops marked `autograd: not_implemented`: `odd`" in report
 
 
 def test_no_dispatch_means_composite_implicit(tmp_path):
@@ -158,7 +196,15 @@ BAD = [
     ("out overload without out argument", "- func: f.out(Tensor self) -> Tensor\n  dispatch:\n    CPU: k\n", 1,
      "needs a keyword-only 'Tensor(a!) out' argument"),
     ("autograd not a mapping", "- func: f(Tensor self) -> Tensor\n  autograd: grad\n", 1,
-     "'autograd' must map inputs to formulas"),
+     "'autograd: grad' is not a marker"),
+    ("autograd entry missing", "- func: f(Tensor self) -> Tensor\n  dispatch:\n    CPU: k\n", 1,
+     "'f' needs an autograd entry (formulas, not_implemented or non_differentiable)"),
+    ("formula on a composite op", "- func: f(Tensor self) -> Tensor\n  autograd:\n    self: grad\n", 1,
+     "CompositeImplicitAutograd ops are differentiated through the ops they call"),
+    ("formula for a non-argument", "- func: f(Tensor self) -> Tensor\n  dispatch:\n    CPU: k\n"
+     "  autograd:\n    other: grad\n", 1, "autograd formula for 'other', which is not an argument"),
+    ("formula on an out= op", "- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch:\n"
+     "    CPU: k\n  autograd:\n    self: grad\n", 1, "out= forms are not differentiable"),
     ("type without C++ binding", "- func: f(Tensor?[] indices) -> Tensor\n  dispatch:\n    CPU: k\n", 1,
      "has no C++ binding yet"),
     ("duplicate argument", "- func: f(Tensor self, int self) -> Tensor\n", 1, "duplicate argument names"),

@@ -291,6 +291,10 @@ ROW_LIST: list[Row] = [
     Row("transpose.int", pools={"dim0": [0, -1, 1], "dim1": [1, 0, -2]},
         bad=[{"dim0": 2}, {"dim1": -3}]),
     Row("t", bad=[{"self": TensorSpec("float32", "contiguous", (2, 3, 4))}]),
+    Row("expand", torch_function=torch.Tensor.expand, shape=(3, 1),
+        pools={"size": [(3, 4), (2, 3, 4), (-1, 5), (3, 1), (0, 3, 1), (2, -1, -1)]},
+        bad=[{"size": (4, 4)}, {"size": (4,)}, {"size": (-1, 3, 4)}]),
+    Row("unsqueeze", pools={"dim": [0, 1, 2, -1, -3]}, bad=[{"dim": 3}, {"dim": -4}]),
     # ---- binary arithmetic ----
     *[Row(f"{op}{form}", pools={"alpha": [1, 2, -0.5]} if op in ("add", "sub") else {},
           shapes={"other": (4,)}, arg_dtypes={"other": MIXED},

@@ -23,7 +23,8 @@ def _outputs(func, inputs) -> tuple:
 
 
 def _flat(t) -> np.ndarray:
-    return np.asarray(t.detach().numpy(), dtype=np.float64).reshape(-1)
+    """A copy (an output may alias the input being perturbed)."""
+    return np.array(t.detach().numpy(), dtype=np.float64).reshape(-1)
 
 
 def _numerical(func, inputs, i: int, eps: float) -> list[np.ndarray]:
