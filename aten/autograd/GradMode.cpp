@@ -12,8 +12,8 @@ InferenceMode::InferenceMode(bool enabled)
       prev_inference_(detail::tls_inference_mode),
       prev_excluded_(::ember::detail::tls_key_sets.excluded) {
   detail::tls_inference_mode = enabled;
+  GradMode::set_enabled(!enabled);
   if (enabled) {
-    GradMode::set_enabled(false);
     ::ember::detail::tls_key_sets.excluded = prev_excluded_ | kAutogradKeys.raw();
   } else {
     ::ember::detail::tls_key_sets.excluded = prev_excluded_ & ~kAutogradKeys.raw();

@@ -162,7 +162,13 @@ py::object record_function(py::handle backward, const std::string& name, const p
     if (!o.defined()) continue;
     bool skip = false;
     for (const Tensor& n : nondiff) skip = skip || n.is_same(o);
-    if (!skip) autograd::set_history(o, node);
+    // Every output is an input of the node (backward gets a gradient per output, zeros
+    // for the non-differentiable ones); only the differentiable ones get it as grad_fn.
+    if (skip) {
+      node->add_input_metadata(o);
+    } else {
+      autograd::set_history(o, node);
+    }
   }
   for (py::handle h : to_save) {
     if (h.is_none()) {
