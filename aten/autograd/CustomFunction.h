@@ -5,11 +5,13 @@
 
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "aten/autograd/SavedVariable.h"
+#include "c10/core/IValue.h"
 #include "aten/autograd/Variable.h"
 #include "c10/util/Exception.h"
 
@@ -28,6 +30,9 @@ class EMBER_API AutogradContext {
   void mark_non_differentiable(const variable_list& outputs);
   /// Whether forward's tensor input i needs a gradient.
   bool needs_input_grad(size_t i) const { return i < needs_input_grad_.size() && needs_input_grad_[i]; }
+
+  /// Non-tensor values forward keeps for backward.
+  std::unordered_map<std::string, IValue> saved_data;
 
   // Used by Function<T>.
   void set_needs_input_grad(std::vector<bool> v) { needs_input_grad_ = std::move(v); }

@@ -111,6 +111,13 @@ void ref_add_out(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(ember::add_out(out, a, b));
 }
 
+// The autograd issue's overhead case: add recording a node (a requires grad); the output
+// and its node are dropped each iteration, as libtorch's side does.
+void ref_add_autograd(benchmark::State& state) {
+  ember::Tensor a = ember::ones({4}).requires_grad_(true), b = ember::ones({4});
+  for (auto _ : state) benchmark::DoNotOptimize(ember::add(a, b));
+}
+
 }  // namespace
 
 EMBER_LIBRARY(bench, m) {
@@ -133,6 +140,7 @@ BENCHMARK(view);
 BENCHMARK(tensor_copy);
 BENCHMARK(ref_add);
 BENCHMARK(ref_add_out);
+BENCHMARK(ref_add_autograd);
 
 int main(int argc, char** argv) {
   // Static registration cannot throw; a failed EMBER_LIBRARY shows up here instead.
