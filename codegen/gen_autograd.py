@@ -310,7 +310,7 @@ def kernel(f: NativeFunction, info: Info | None, ns: str) -> str:
         make = f"std::make_shared<{node_t}>()"
         sv = saved_values(info, f, inplace)
     lines.append(f"  std::shared_ptr<{node_t}> grad_fn;\n  if (rg) {{\n    grad_fn = {make};\n"
-                 f"    grad_fn->set_next_edges(collect_next_edges({{{edges}}}));\n")
+                 f"    grad_fn->collect_next_edges({{{edges}}});\n")
     lines += [f"    {x}\n" for x in sv.save_before]
     lines.append("  }\n")
     if inplace:

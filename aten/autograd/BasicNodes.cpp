@@ -6,8 +6,14 @@
 
 namespace ember::autograd {
 
-AccumulateGrad::AccumulateGrad(Tensor variable) : Node(UINT64_MAX), variable_(std::move(variable)) {
-  add_input_metadata(variable_);
+AccumulateGrad::AccumulateGrad(const Tensor& variable) : Node(UINT64_MAX), variable_(variable.impl()) {
+  add_input_metadata(variable);
+}
+
+Tensor AccumulateGrad::variable() const {
+  if (!variable_) return Tensor();
+  Tensor::retain(variable_);
+  return Tensor::adopt(variable_);
 }
 
 void AccumulateGrad::accumulate(const Tensor& variable, Tensor new_grad) {
@@ -28,8 +34,9 @@ void AccumulateGrad::accumulate(const Tensor& variable, Tensor new_grad) {
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor new_grad = std::move(grads[0]);
   grads.clear();
-  if (!new_grad.defined()) return {};
-  AutogradMeta* m = get_meta(variable_);
+  const Tensor variable = this->variable();
+  if (!new_grad.defined() || !variable.defined()) return {};
+  AutogradMeta* m = get_meta(variable);
   if (!m) return {};
   const auto hooks = m->hooks_;  // a copy: a hook may add or remove hooks
   for (const auto& [id, hook] : hooks) {
@@ -37,9 +44,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     if (replaced.defined()) new_grad = std::move(replaced);
   }
   if (!m->requires_grad_) return {};
-  accumulate(variable_, std::move(new_grad));
+  accumulate(variable, std::move(new_grad));
   const auto post = m->post_accumulate_hooks_;
-  for (const auto& [id, hook] : post) hook(variable_);
+  for (const auto& [id, hook] : post) hook(variable);
   return {};
 }
 
@@ -55,7 +62,7 @@ Tensor slice_of(const Tensor& buffer, const Geometry& base, const Geometry& view
 
 CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn)
     : base_(Geometry::of(base)), view_(Geometry::of(view)), dtype_(base.dtype()), fn_(std::move(fn)) {
-  std::vector<Edge> edges = fn_->next_edges();
+  edge_list edges = fn_->next_edges();
   EMBER_INTERNAL_ASSERT(!edges.empty(), "CopySlices of a node without edges");
   edges[0] = gradient_edge(base);
   set_next_edges(std::move(edges));

@@ -8,17 +8,25 @@
 namespace ember::autograd {
 
 /// Accumulates the gradient of a leaf into its .grad, after the leaf's hooks.
+///
+/// Note [Leaf accumulators]: the leaf's AutogradMeta owns its AccumulateGrad (so recording
+/// an op on a leaf does not build a new one each time) and the node points back at the leaf
+/// without owning it (no cycle); the meta's destructor clears that pointer, and a gradient
+/// that reaches the node of a leaf already gone is dropped.
 class EMBER_API AccumulateGrad final : public Node {
  public:
-  explicit AccumulateGrad(Tensor variable);
+  explicit AccumulateGrad(const Tensor& variable);
   variable_list apply(variable_list&& grads) override;
   std::string name() const override { return "AccumulateGrad"; }
-  const Tensor& variable() const { return variable_; }
+  /// The leaf (undefined once it was destroyed).
+  Tensor variable() const;
+  /// Called by the leaf's AutogradMeta when it is destroyed.
+  void forget_variable() { variable_ = nullptr; }
   /// Adds new_grad to the leaf's .grad (the engine also calls it for backward(inputs=)).
   static void accumulate(const Tensor& variable, Tensor new_grad);
 
  private:
-  Tensor variable_;
+  TensorImpl* variable_;
 };
 
 /// The geometry of a strided tensor, kept to rebuild a view over another buffer.

@@ -2,18 +2,27 @@
 
 #include <algorithm>
 
+#include "aten/autograd/Variable.h"
 #include "c10/util/Exception.h"
 
 namespace ember::autograd {
 
 namespace {
 // Sequence numbers order a backward pass: a node created later runs earlier.
-constinit thread_local uint64_t tls_sequence_nr = 0;
+constinit thread_local uint64_t tls_sequence_nr __attribute__((tls_model("initial-exec"))) = 0;
 // Note [Iterative release]: destroying a node drops its edges, which may destroy the
 // next nodes, and so on down a chain of a million ops: a recursion that would overflow
-// the stack. The outermost release_node owns a list; nested releases (from destructors
-// running inside it) only append to it, and the outermost loop empties it.
-constinit thread_local std::vector<std::shared_ptr<Node>>* tls_release_list = nullptr;
+// the stack. The outermost release_node drains a thread's list; nested releases (from
+// destructors running inside it) only append to it. The list is kept (no allocation per
+// release).
+constinit thread_local bool tls_releasing __attribute__((tls_model("initial-exec"))) = false;
+// Allocated on a thread's first release and kept (a plain pointer: no TLS guard to check).
+constinit thread_local std::vector<std::shared_ptr<Node>>* tls_release_list
+    __attribute__((tls_model("initial-exec"))) = nullptr;
+std::vector<std::shared_ptr<Node>>& release_list() {
+  if (!tls_release_list) tls_release_list = new std::vector<std::shared_ptr<Node>>();
+  return *tls_release_list;
+}
 }  // namespace
 
 Node::Node() : sequence_nr_(tls_sequence_nr++) {}
@@ -28,19 +37,21 @@ void release_node(std::shared_ptr<Node>&& fn) {
     fn.reset();
     return;
   }
-  if (tls_release_list) {
-    tls_release_list->push_back(std::move(fn));
-    return;
-  }
-  std::vector<std::shared_ptr<Node>> pending;
+  auto& pending = release_list();
   pending.push_back(std::move(fn));
-  tls_release_list = &pending;
+  if (tls_releasing) return;
+  tls_releasing = true;
   while (!pending.empty()) {
     std::shared_ptr<Node> last = std::move(pending.back());
     pending.pop_back();
     last.reset();  // may append to pending
   }
-  tls_release_list = nullptr;
+  tls_releasing = false;
+}
+
+void Node::collect_next_edges(std::initializer_list<const Tensor*> inputs) {
+  next_edges_.clear();
+  for (const Tensor* t : inputs) next_edges_.push_back(t ? gradient_edge(*t) : Edge{});
 }
 
 uint32_t Node::add_input_metadata(const Tensor& t) {

@@ -11,11 +11,15 @@
 
 #include "c10/core/Tensor.h"
 #include "c10/util/DimVector.h"
+#include "c10/util/SmallVector.h"
 
 namespace ember::autograd {
 
 class Node;
+struct Edge;
 using variable_list = std::vector<Tensor>;
+/// A node's edges: inline for the usual one or two inputs of an op.
+using edge_list = SmallVector<Edge, 2>;
 /// A hook on the gradient of a tensor: returns a replacement, or an undefined tensor to
 /// keep the gradient as it is.
 using TensorHook = std::function<Tensor(const Tensor&)>;
@@ -61,8 +65,14 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
 
   size_t num_outputs() const { return next_edges_.size(); }
   const Edge& next_edge(size_t i) const { return next_edges_[i]; }
-  const std::vector<Edge>& next_edges() const { return next_edges_; }
-  void set_next_edges(std::vector<Edge>&& edges) { next_edges_ = std::move(edges); }
+  const edge_list& next_edges() const { return next_edges_; }
+  void set_next_edges(edge_list&& edges) { next_edges_ = std::move(edges); }
+  void set_next_edges(std::vector<Edge>&& edges) {
+    next_edges_.clear();
+    for (Edge& e : edges) next_edges_.push_back(std::move(e));
+  }
+  /// Sets the edges to the gradient edges of the inputs (null: an input with none).
+  void collect_next_edges(std::initializer_list<const Tensor*> inputs);
   /// Whether gradient i is wanted (its edge leads somewhere).
   bool should_compute_output(size_t i) const {
     return i < next_edges_.size() && next_edges_[i].is_valid();
@@ -86,8 +96,8 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
 
  protected:
   uint64_t sequence_nr_;
-  std::vector<Edge> next_edges_;
-  std::vector<InputMetadata> input_metadata_;
+  edge_list next_edges_;
+  SmallVector<InputMetadata, 1> input_metadata_;
 
  private:
   struct PreHook {

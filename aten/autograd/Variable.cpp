@@ -8,7 +8,11 @@
 
 namespace ember::autograd {
 
-AutogradMeta::~AutogradMeta() { release_node(std::move(grad_fn_)); }
+AutogradMeta::~AutogradMeta() {
+  if (grad_accumulator_) static_cast<AccumulateGrad*>(grad_accumulator_.get())->forget_variable();
+  release_node(std::move(grad_accumulator_));
+  release_node(std::move(grad_fn_));
+}
 
 AutogradMeta& materialize_meta(const Tensor& t) {
   EMBER_INTERNAL_ASSERT(t.defined(), "autograd metadata of an undefined tensor");
@@ -72,10 +76,8 @@ uint32_t output_nr(const Tensor& t) {
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
   if (!m || !m->requires_grad_) return nullptr;
-  if (auto acc = m->grad_accumulator_.lock()) return acc;
-  auto acc = std::make_shared<AccumulateGrad>(t);
-  m->grad_accumulator_ = acc;
-  return acc;
+  if (!m->grad_accumulator_) m->grad_accumulator_ = std::make_shared<AccumulateGrad>(t);
+  return m->grad_accumulator_;
 }
 
 Edge gradient_edge(const Tensor& t) {
@@ -110,14 +112,14 @@ void set_grad(const Tensor& t, const Tensor& g) {
   }
 }
 
-void set_history(const Tensor& result, const std::shared_ptr<Node>& fn) {
+AutogradMeta& prepare_history(const Tensor& result, Node& fn) {
   EMBER_CHECK(is_floating_point(result.dtype()) || is_complex(result.dtype()),
               "Autograd not support dtype: ", result.dtype(), " (an integer or bool result of an op "
               "whose input requires grad; pass dtype= a floating type or detach the input)");
   AutogradMeta& m = materialize_meta(result);
-  m.output_nr_ = fn->add_input_metadata(result);
-  m.grad_fn_ = fn;
+  m.output_nr_ = fn.add_input_metadata(result);
   if (m.is_view_) m.attr_version_ = result.impl()->version();
+  return m;
 }
 
 std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs) {

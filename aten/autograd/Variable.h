@@ -20,8 +20,8 @@ struct EMBER_API AutogradMeta final : AutogradMetaInterface {
   Tensor grad_;
   /// The node that computed this tensor; null for leaves.
   std::shared_ptr<Node> grad_fn_;
-  /// A leaf's AccumulateGrad, held weakly: the graph owns it.
-  std::weak_ptr<Node> grad_accumulator_;
+  /// A leaf's AccumulateGrad (Note [Leaf accumulators]).
+  std::shared_ptr<Node> grad_accumulator_;
   /// Hooks on a leaf's gradient, run before accumulation (non-leaf hooks live on grad_fn).
   std::vector<std::pair<uint64_t, TensorHook>> hooks_;
   /// Hooks run with the leaf after its .grad was updated.
@@ -88,8 +88,14 @@ EMBER_API Tensor grad(const Tensor& t);
 /// Sets t.grad; checks the shape, dtype and device agree with t's.
 EMBER_API void set_grad(const Tensor& t, const Tensor& grad);
 
+/// Prepares `result` to become an output of fn: checks its dtype, records its metadata
+/// on fn; returns its meta with output_nr set (set_history then stores fn).
+EMBER_API AutogradMeta& prepare_history(const Tensor& result, Node& fn);
 /// Records that `result` is output `add_input_metadata` of fn.
-EMBER_API void set_history(const Tensor& result, const std::shared_ptr<Node>& fn);
+template <class T>
+void set_history(const Tensor& result, const std::shared_ptr<T>& fn) {
+  prepare_history(result, *fn).grad_fn_ = fn;
+}
 /// The edges of the inputs' gradients (an invalid edge for those that need none).
 EMBER_API std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
 /// After an in-place op: self's new history is fn; on a view, the base's history is

@@ -207,7 +207,10 @@ void init_autograd(py::module_& m) {
         return out;
       }, "((node, input number) or (None, 0)) for each input of the forward op.")
       .def_property_readonly("variable", [](const Node& n) -> py::object {
-        if (auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n)) return tensor_object(acc->variable());
+        if (auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n)) {
+          Tensor v = acc->variable();
+          return v.defined() ? tensor_object(std::move(v)) : py::none();
+        }
         throw py::attribute_error("'" + n.name() + "' object has no attribute 'variable'");
       }, "The leaf an AccumulateGrad node accumulates into.")
       .def("_sequence_nr", &Node::sequence_nr)
