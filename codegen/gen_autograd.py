@@ -237,6 +237,7 @@ def node_class(info: Info, sv: Saved) -> str:
     unpack = "".join(f"  {u}\n" for u in sv.unpack)
     return (f"struct {name} final : Node {{\n"
             f"  std::string name() const override {{ return \"{name}\"; }}\n"
+            f"  const char* forward_op() const override {{ return \"aten::{info.source.name}\"; }}\n"
             f"  variable_list apply(variable_list&& grads) override;\n"
             f"  void release_variables() override {{\n{release}  }}\n{decls}}};\n\n"
             f"variable_list {name}::apply(variable_list&& grads) {{\n"

@@ -58,7 +58,8 @@ void validate_outputs(const Node& fn, variable_list& grads) {
     if (g.dtype() != meta.dtype) g = g.to(meta.dtype);
     if (AnomalyMode::is_enabled() && is_floating_point(g.dtype())) {
       EMBER_CHECK(g.isnan().sum().item().to_long() == 0, "Function '", fn.name(),
-                  "' returned nan values in its ", i, "th output.");
+                  "' returned nan values in its ", i, "th output",
+                  fn.forward_op() ? str(" (the backward of ", fn.forward_op(), ")") : std::string(), ".");
     }
   }
 }

@@ -19,8 +19,20 @@ constinit thread_local bool tls_releasing __attribute__((tls_model("initial-exec
 // Allocated on a thread's first release and kept (a plain pointer: no TLS guard to check).
 constinit thread_local std::vector<std::shared_ptr<Node>>* tls_release_list
     __attribute__((tls_model("initial-exec"))) = nullptr;
+// Frees a thread's list when the thread ends (constructed with the list, so threads that
+// never release a node pay nothing).
+struct ReleaseListOwner {
+  ~ReleaseListOwner() {
+    delete tls_release_list;
+    tls_release_list = nullptr;
+  }
+};
 std::vector<std::shared_ptr<Node>>& release_list() {
-  if (!tls_release_list) tls_release_list = new std::vector<std::shared_ptr<Node>>();
+  if (!tls_release_list) {
+    thread_local ReleaseListOwner owner;
+    (void)owner;
+    tls_release_list = new std::vector<std::shared_ptr<Node>>();
+  }
   return *tls_release_list;
 }
 }  // namespace

@@ -58,6 +58,8 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
   virtual variable_list apply(variable_list&& grads) = 0;
   /// "MulBackward0", "AccumulateGrad", ...
   virtual std::string name() const = 0;
+  /// The forward op this node differentiates ("aten::mul.Tensor"), for error messages.
+  virtual const char* forward_op() const { return nullptr; }
   /// Frees saved tensors after a backward pass that does not retain the graph.
   virtual void release_variables() {}
 

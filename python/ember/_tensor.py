@@ -166,6 +166,17 @@ def _to_args(args, kwargs):
     return dtype, device, non_blocking, copy, memory_format
 
 
+class _C_no_grad:
+    """no_grad without importing ember.autograd (this module is imported first)."""
+
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+
+
 class RemovableHandle:
     """What register_hook returns: remove() unregisters the hook (once)."""
 
@@ -309,8 +320,16 @@ class Tensor(_C.TensorBase):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        result = self.clone()
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.  If you were attempting to "
+                               "deepcopy a module, this may be because of a torch.nn.utils.weight_norm "
+                               "usage, see https://github.com/pytorch/pytorch/pull/103001")
+        with _C_no_grad():
+            result = self.clone()
         result.requires_grad = self.requires_grad
+        if self.grad is not None:
+            result.grad = self.grad.__deepcopy__(memo)
         memo[id(self)] = result
         return result
 
