@@ -286,9 +286,9 @@ def randomize(case: Case, values: dict, seed: int) -> None:
         view[...] = rng.uniform(lo, hi, view.shape)
 
 
-@pytest.mark.parametrize("case", GRADCHECK, ids=[c.id for c in GRADCHECK])
-def test_gradcheck(case: Case):
-    """Backward against central finite differences (float64, smooth random inputs)."""
+def as_function(case: Case):
+    """(fn of the differentiable inputs, those inputs): the case's call on smooth random
+    float64 values that require grad, its other arguments fixed."""
     op, row = OPS[case.key], ROWS[case.key]
     values, _ = ot.build_inputs(case, op, row, seed_of(case))
     randomize(case, values, seed_of(case))
@@ -300,8 +300,14 @@ def test_gradcheck(case: Case):
         vals = dict(values)
         vals.update(zip(names, xs))
         return ot.call(case, op, row, ember, vals)
+    return fn, tuple(values[n] for n in names)
 
-    assert ember.autograd.gradcheck(fn, tuple(values[n] for n in names), atol=1e-5, rtol=1e-4)
+
+@pytest.mark.parametrize("case", GRADCHECK, ids=[c.id for c in GRADCHECK])
+def test_gradcheck(case: Case):
+    """Backward against central finite differences (float64, smooth random inputs)."""
+    fn, inputs = as_function(case)
+    assert ember.autograd.gradcheck(fn, inputs, atol=1e-5, rtol=1e-4)
 
 
 # Second order: ops whose formulas are built from other differentiable ops.
@@ -313,20 +319,9 @@ GRADGRAD = ["mul.Tensor", "div.Tensor", "exp", "log", "tanh", "sigmoid", "sin", 
 
 @pytest.mark.parametrize("key", GRADGRAD)
 def test_gradgradcheck(key: str):
-    case = next(c for c in GRADCHECK if c.key == key)
-    op, row = OPS[case.key], ROWS[case.key]
-    values, _ = ot.build_inputs(case, op, row, seed_of(case))
-    randomize(case, values, seed_of(case))
-    names = float_inputs(case, formula_inputs(case.key))
-    for n in names:
-        values[n].requires_grad_()
-
-    def fn(*xs):
-        vals = dict(values)
-        vals.update(zip(names, xs))
-        return ot.call(case, op, row, ember, vals)
-
-    assert ember.autograd.gradgradcheck(fn, tuple(values[n] for n in names), atol=1e-5, rtol=1e-4)
+    """Gradients of gradients (create_graph) against finite differences of the gradients."""
+    fn, inputs = as_function(next(c for c in GRADCHECK if c.key == key))
+    assert ember.autograd.gradgradcheck(fn, inputs, atol=1e-5, rtol=1e-4)
 
 
 # ---- out= refuses inputs that require grad ------------------------------------------------
