@@ -308,7 +308,7 @@ def kernel(f: NativeFunction, info: Info | None, ns: str) -> str:
         sv = Saved([], [], [], [], [])
     else:
         node_t = info.node
-        make = f"std::make_shared<{node_t}>()"
+        make = f"make_pooled<{node_t}>()"
         sv = saved_values(info, f, inplace)
     lines.append(f"  std::shared_ptr<{node_t}> grad_fn;\n  if (rg) {{\n    grad_fn = {make};\n"
                  f"    grad_fn->collect_next_edges({{{edges}}});\n")

@@ -10,6 +10,7 @@
 
 #include "aten/autograd/GradMode.h"
 #include "aten/autograd/Node.h"
+#include "aten/autograd/Pool.h"
 
 namespace ember::autograd {
 
@@ -42,6 +43,10 @@ struct EMBER_API AutogradMeta final : AutogradMetaInterface {
   uint32_t attr_version_ = 0;
 
   ~AutogradMeta() override;
+
+  // From the pool (Note [Autograd pool]): every recorded output and view allocates one.
+  static void* operator new(size_t size) { return pool_allocate(size); }
+  static void operator delete(void* p, size_t size) noexcept { pool_free(p, size); }
 };
 
 /// The tensor's AutogradMeta, or null.
