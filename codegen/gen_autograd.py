@@ -268,7 +268,7 @@ def differentiable_inputs(info: Info, f: NativeFunction) -> list[Argument]:
     return [a for a in f.schema.arguments if a.name in names]
 
 
-def kernel(f: NativeFunction, info: Info | None, ns: str) -> str:
+def kernel(f: NativeFunction, info: Info | None) -> str:
     s = f.schema
     ret, ps = cpp.return_type(s, kernel=True), cpp.params(s.arguments, kernel=True)
     head = f"{ret} {kernel_name(f)}({', '.join(['DispatchKeySet ks'] + ps)}) {{\n"
@@ -454,7 +454,7 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
         sh = shards[shard_of(f)]
         if info is not None and info.marker is None:
             info = node_of[info.source.name]
-        sh["kernels"].append(kernel(f, info, ns))
+        sh["kernels"].append(kernel(f, info))
         ret, ps = cpp.return_type(f.schema, kernel=True), cpp.params(f.schema.arguments, kernel=True)
         sh["impls"].append(f'  m.impl("{f.name}", {fn_ref(kernel_name(f), ret, ["DispatchKeySet ks"] + ps)});')
     out = []

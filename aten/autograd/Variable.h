@@ -96,6 +96,16 @@ EMBER_API void set_grad(const Tensor& t, const Tensor& grad);
 /// Prepares `result` to become an output of fn: checks its dtype, records its metadata
 /// on fn; returns its meta with output_nr set (set_history then stores fn).
 EMBER_API AutogradMeta& prepare_history(const Tensor& result, Node& fn);
+// Note [Autograd kernels]: each op with a tensor input gets a generated Autograd-key kernel
+// (codegen/gen_autograd.py) unless it is CompositeImplicitAutograd or non-differentiable
+// (those fall through). The kernel records a node when grad mode is on and an input
+// requires grad, calls the kernel below with the autograd keys excluded in TLS
+// (AutoDispatchBelowAutograd: ops that kernel calls are not recorded again), then bumps the
+// version of what it wrote (in-place self, out=) and marks view outputs (make_view). The
+// version bumps and view records are PyTorch's ADInplaceOrView layer, folded in here: one
+// dispatch hop less per call, and equivalent since the two layers are only ever excluded
+// together (inference mode).
+
 /// Records that `result` is output `add_input_metadata` of fn.
 template <class T>
 void set_history(const Tensor& result, const std::shared_ptr<T>& fn) {
