@@ -292,6 +292,17 @@ def test_no_grad_enable_grad_set_grad_enabled_and_decorators():
         yield (x * 2).requires_grad
     assert list(gen()) == [False]
 
+    @ember.no_grad
+    def bare(t):
+        return t * 2
+    assert not bare(x).requires_grad
+    with ember.no_grad():
+
+        @ember.enable_grad
+        def inside(t):
+            return t * 2
+        assert inside(x).requires_grad
+
 
 def test_optimiser_style_leaf_writes_under_no_grad():
     x = ember.ones(2, requires_grad=True)

@@ -46,7 +46,16 @@ class _DecoratorContextManager:
         return type(self)()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a bare decorator (@ember.no_grad, without parentheses)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disables gradient recording in its scope (results do not require grad)."""
 
     def __init__(self) -> None:
@@ -60,7 +69,7 @@ class no_grad(_DecoratorContextManager):
         _C._set_grad_enabled(self.prev)
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enables gradient recording in its scope (inside no_grad, for example)."""
 
     def __init__(self) -> None:
