@@ -55,32 +55,32 @@ class _NoParamDecoratorContextManager(_DecoratorContextManager):
         return cls()(orig_func)
 
 
-class no_grad(_NoParamDecoratorContextManager):
+class _GradModeScope(_NoParamDecoratorContextManager):
+    """Sets grad mode to `mode` for its scope and restores the previous mode after."""
+
+    mode = True
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(self.mode)
+
+    def __exit__(self, *exc) -> None:
+        _C._set_grad_enabled(self.prev)
+
+
+class no_grad(_GradModeScope):
     """Disables gradient recording in its scope (results do not require grad)."""
 
-    def __init__(self) -> None:
-        self.prev = False
-
-    def __enter__(self) -> None:
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc) -> None:
-        _C._set_grad_enabled(self.prev)
+    mode = False
 
 
-class enable_grad(_NoParamDecoratorContextManager):
+class enable_grad(_GradModeScope):
     """Enables gradient recording in its scope (inside no_grad, for example)."""
 
-    def __init__(self) -> None:
-        self.prev = False
-
-    def __enter__(self) -> None:
-        self.prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(True)
-
-    def __exit__(self, *exc) -> None:
-        _C._set_grad_enabled(self.prev)
+    mode = True
 
 
 class set_grad_enabled(_DecoratorContextManager):
