@@ -116,9 +116,4 @@ variable_list NotImplementedNode::apply(variable_list&&) {
   return {};
 }
 
-variable_list ErrorNode::apply(variable_list&&) {
-  EMBER_THROW(::ember::Error, msg_);
-  return {};
-}
-
 }  // namespace ember::autograd

@@ -138,16 +138,4 @@ class EMBER_API NotImplementedNode final : public Node {
   std::string op_;
 };
 
-/// A node for an op whose gradient formula is missing on this path (an error node that
-/// carries its message, as PyTorch's Error node).
-class EMBER_API ErrorNode final : public Node {
- public:
-  explicit ErrorNode(std::string msg) : msg_(std::move(msg)) {}
-  variable_list apply(variable_list&&) override;
-  std::string name() const override { return "Error"; }
-
- private:
-  std::string msg_;
-};
-
 }  // namespace ember::autograd
