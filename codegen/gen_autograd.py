@@ -91,9 +91,13 @@ def parse_info(f: NativeFunction) -> Info | None:
             if a is None:
                 raise AutogradError(f"{f.loc}: autograd formula for '{name}', which is not an "
                                     f"argument of {f.name}")
-            if not a.type.is_tensor or a.type.is_list:
+            if not a.type.is_tensor or (a.type.is_list and a.type.elem_optional):
                 raise AutogradError(f"{f.loc}: autograd formula for '{name}', which is not a "
-                                    f"Tensor or Tensor? argument")
+                                    f"Tensor, Tensor? or Tensor[] argument")
+            if a.type.is_list and len(f.autograd) - (out_diff is not None) != 1:
+                raise AutogradError(f"{f.loc}: a Tensor[] input ('{name}') must be the only "
+                                    f"input with a formula (its formula returns one gradient "
+                                    f"per element)")
         derivs.append(Derivative(inputs, str(formula).strip()))
     return Info(f, None, tuple(derivs), out_diff)
 
@@ -151,7 +155,14 @@ def saved_values(info: Info, f: NativeFunction, inplace: bool) -> Saved:
         if a.name in used:
             if a.type.is_tensor:
                 if a.type.is_list:
-                    raise AutogradError(f"{info.source.loc}: a formula cannot use Tensor[] '{a.name}'")
+                    sv.decls.append(f"std::vector<SavedVariable> {a.name}_;")
+                    sv.save_before.append(f"for (const Tensor& t : {a.name}) "
+                                          f"grad_fn->{a.name}_.emplace_back(t, false);")
+                    sv.unpack.append(f"std::vector<Tensor> {a.name}_list;\n"
+                                     f"  for (SavedVariable& v : {a.name}_) {a.name}_list.push_back(v.unpack());\n"
+                                     f"  const TensorList {a.name}({a.name}_list);")
+                    sv.release.append(f"for (SavedVariable& v : {a.name}_) v.reset_data();")
+                    continue
                 sv.decls.append(f"SavedVariable {a.name}_;")
                 if inplace and a.name == "self":
                     # The op overwrites self: keep its value from before the call.
@@ -180,7 +191,13 @@ def saved_values(info: Info, f: NativeFunction, inplace: bool) -> Saved:
                 sv.unpack.append(f"const auto {a.name} = {conv.format(m=a.name + '_')};")
         for suffix, expr, mtype in (("_sizes", "{}.sizes().vec()", "std::vector<int64_t>"),
                                     ("_scalar_type", "{}.scalar_type()", "ScalarType")):
-            if a.name + suffix in used and a.type.is_tensor and not a.type.optional:
+            if a.name + suffix in used and a.type.is_tensor and a.type.is_list:
+                mtype = f"std::vector<{mtype}>"
+                sv.decls.append(f"{mtype} {a.name}{suffix}_;")
+                sv.save_before.append(f"for (const Tensor& t : {a.name}) "
+                                      f"grad_fn->{a.name}{suffix}_.push_back({expr.format('t')});")
+                sv.unpack.append(f"const auto& {a.name}{suffix} = {a.name}{suffix}_;")
+            elif a.name + suffix in used and a.type.is_tensor and not a.type.optional:
                 sv.decls.append(f"{mtype} {a.name}{suffix}_;")
                 src = a.name
                 sv.save_before.append(f"grad_fn->{a.name}{suffix}_ = {expr.format(src)};")
@@ -216,7 +233,13 @@ def node_class(info: Info, sv: Saved) -> str:
     edges = [a.name for a in edge_inputs(info)]
     index = {n: i for i, n in enumerate(edges)}
     body = []
+    list_input = len(edges) == 1 and edge_inputs(info)[0].type.is_list
     for d in info.derivatives:
+        if list_input:
+            # One gradient per element of the Tensor[] input (as many as the node's edges).
+            body.append(f"  if (any_grad_defined) {{\n    grad_inputs = {d.formula};\n"
+                        f"    grad_inputs.resize(num_outputs());\n  }}\n")
+            continue
         idx = [index[n] for n in d.inputs]
         cond = " || ".join(f"should_compute_output({i})" for i in idx)
         if len(d.inputs) == 1:
@@ -242,7 +265,7 @@ def node_class(info: Info, sv: Saved) -> str:
             f"  void release_variables() override {{\n{release}  }}\n{decls}}};\n\n"
             f"variable_list {name}::apply(variable_list&& grads) {{\n"
             f"  grads.resize(std::max<size_t>(grads.size(), 1));\n"
-            f"  variable_list grad_inputs({len(edges)});\n"
+            f"  variable_list grad_inputs({'num_outputs()' if list_input else len(edges)});\n"
             f"  const bool any_grad_defined = any_defined(grads);\n"
             f"{grad_decl}{unpack}{''.join(body)}  return grad_inputs;\n}}\n")
 
@@ -310,8 +333,12 @@ def kernel(f: NativeFunction, info: Info | None) -> str:
         node_t = info.node
         make = f"make_pooled<{node_t}>()"
         sv = saved_values(info, f, inplace)
+    if len(diff) == 1 and diff[0].type.is_list:
+        edges = diff[0].name  # collect_next_edges(TensorList)
+    else:
+        edges = "{" + edges + "}"
     lines.append(f"  std::shared_ptr<{node_t}> grad_fn;\n  if (rg) {{\n    grad_fn = {make};\n"
-                 f"    grad_fn->collect_next_edges({{{edges}}});\n")
+                 f"    grad_fn->collect_next_edges({edges});\n")
     lines += [f"    {x}\n" for x in sv.save_before]
     lines.append("  }\n")
     if inplace:

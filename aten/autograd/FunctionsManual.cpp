@@ -212,6 +212,143 @@ Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
 
 Tensor reshape_to(const Tensor& grad, IntArrayRef sizes) { return grad.contiguous().view(sizes); }
 
+// ---- views, shape ops and indexing ------------------------------------------------------
+
+namespace {
+
+TensorOptions options_of(const Tensor& t) {
+  return TensorOptions().dtype(t.scalar_type()).device(t.device());
+}
+
+int64_t wrap(int64_t dim, int64_t ndim) {
+  const int64_t n = std::max<int64_t>(ndim, 1);
+  return dim < 0 ? dim + n : dim;
+}
+
+// Elements a geometry reaches past its offset (0 when it has none).
+int64_t extent_of(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return 0;
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  return extent;
+}
+
+}  // namespace
+
+// The gradient flows through the storage both geometries share: the output's gradient is
+// added into a flat buffer at the positions the output reads (several times where it
+// overlaps itself), then read back at the positions self reads, shared evenly where self
+// overlaps itself (as PyTorch's as_strided_backward).
+Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef size,
+                           IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  const int64_t in_off = self.storage_offset();
+  const int64_t out_off = storage_offset.value_or(in_off);
+  const int64_t in_ext = extent_of(self.sizes(), self.strides());
+  const int64_t out_ext = extent_of(size, stride);
+  if (in_ext == 0 || out_ext == 0) return ember::zeros(self.sizes(), options_of(grad));
+  const int64_t base = std::min(in_off, out_off);
+  const int64_t extent = std::max(in_off + in_ext, out_off + out_ext) - base;
+  const TensorOptions longs = TensorOptions().dtype(ScalarType::Long);
+  const Tensor positions = ember::arange(extent, longs);
+  const Tensor out_pos = ember::as_strided(positions, size, stride, out_off - base).reshape({-1});
+  const Tensor in_pos =
+      ember::as_strided(positions, self.sizes(), self.strides(), in_off - base).reshape({-1});
+  Tensor buffer = ember::zeros({extent}, options_of(grad));
+  buffer = buffer.index_add(0, out_pos, grad.reshape({-1}));
+  Tensor result = buffer.index_select(0, in_pos);
+  const Tensor counts =
+      ember::zeros({extent}, longs).index_add(0, in_pos, ember::ones({in_pos.numel()}, longs));
+  if (ember::amax(counts, {}, false).item().to_long() > 1) {
+    result = result / counts.index_select(0, in_pos);
+  }
+  return result.reshape(self.sizes());
+}
+
+Tensor permute_backward(const Tensor& grad, IntArrayRef dims) {
+  std::vector<int64_t> inverse(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    inverse[static_cast<size_t>(wrap(dims[i], grad.dim()))] = static_cast<int64_t>(i);
+  }
+  return grad.permute(inverse);
+}
+
+Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) {
+  Tensor out = ember::zeros(sizes, options_of(grad));
+  ember::slice(out, dim, start, end, step).copy_(grad);
+  return out;
+}
+
+Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1,
+                         int64_t dim2) {
+  Tensor out = ember::zeros(sizes, options_of(grad));
+  ember::diagonal(out, offset, dim1, dim2).copy_(grad);
+  return out;
+}
+
+// Each element of a window adds into the input position it came from: one strided slice of
+// the input per position in the window.
+Tensor unfold_backward(const Tensor& grad, IntArrayRef sizes, int64_t dimension, int64_t size,
+                       int64_t step) {
+  if (sizes.empty()) return size == 0 ? ember::zeros(sizes, options_of(grad)) : grad.reshape(sizes);
+  Tensor out = ember::zeros(sizes, options_of(grad));
+  const int64_t d = wrap(dimension, static_cast<int64_t>(sizes.size()));
+  const int64_t windows = grad.sizes()[static_cast<size_t>(d)];
+  if (windows == 0) return out;
+  for (int64_t k = 0; k < size; ++k) {
+    ember::slice(out, d, k, k + step * (windows - 1) + 1, step).add_(grad.select(-1, k));
+  }
+  return out;
+}
+
+variable_list cat_backward(const Tensor& grad, int64_t dim, const std::vector<std::vector<int64_t>>& sizes) {
+  variable_list out;
+  int64_t offset = 0;
+  for (const std::vector<int64_t>& s : sizes) {
+    if (s.size() == 1 && s[0] == 0) {  // skipped by cat
+      out.push_back(ember::zeros(s, options_of(grad)));
+      continue;
+    }
+    const int64_t d = wrap(dim, grad.dim());
+    const int64_t n = s[static_cast<size_t>(d)];
+    out.push_back(ember::slice(grad, d, offset, offset + n, 1));
+    offset += n;
+  }
+  return out;
+}
+
+Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
+  std::vector<int64_t> negated;
+  for (int64_t s : shifts) negated.push_back(-s);
+  return ember::roll(grad, negated, dims);
+}
+
+Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef sizes) {
+  const size_t ndim = repeats.size();
+  if (ndim == 0) return grad;
+  if (grad.numel() == 0) return ember::zeros(sizes, options_of(grad));
+  std::vector<int64_t> padded(ndim - sizes.size(), 1);
+  padded.insert(padded.end(), sizes.begin(), sizes.end());
+  std::vector<int64_t> pairs, summed;
+  for (size_t d = 0; d < ndim; ++d) {
+    pairs.push_back(repeats[d]);
+    pairs.push_back(padded[d]);
+    summed.push_back(static_cast<int64_t>(2 * d));
+  }
+  return ember::sum(grad.reshape(pairs), summed, false).reshape(sizes);
+}
+
+Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index) {
+  return ember::zeros(sizes, options_of(grad)).index_add(dim, index, grad);
+}
+
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index,
+                                 IntArrayRef source_sizes, const Scalar& alpha) {
+  return maybe_multiply(grad.index_select(dim, index), alpha).reshape(source_sizes);
+}
+
 Tensor atan2_recip(const Tensor& self, const Tensor& other) {
   const Tensor d = self * self + other * other;
   return ember::where(d.eq(0), 0, d.reciprocal());

@@ -75,6 +75,25 @@ EMBER_API Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t 
 /// grad with sizes (a copy when its strides do not allow a view).
 EMBER_API Tensor reshape_to(const Tensor& grad, IntArrayRef sizes);
 
+// ---- views, shape ops and indexing ----
+EMBER_API Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef size,
+                                     IntArrayRef stride, std::optional<int64_t> storage_offset);
+EMBER_API Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
+EMBER_API Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim,
+                                std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
+EMBER_API Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1,
+                                   int64_t dim2);
+EMBER_API Tensor unfold_backward(const Tensor& grad, IntArrayRef sizes, int64_t dimension, int64_t size,
+                                 int64_t step);
+EMBER_API variable_list cat_backward(const Tensor& grad, int64_t dim,
+                                     const std::vector<std::vector<int64_t>>& sizes);
+EMBER_API Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims);
+EMBER_API Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef sizes);
+EMBER_API Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim,
+                                       const Tensor& index);
+EMBER_API Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index,
+                                           IntArrayRef source_sizes, const Scalar& alpha);
+
 /// 1 / (self^2 + other^2), 0 where both are 0 (PyTorch's gradient of atan2 at the origin).
 EMBER_API Tensor atan2_recip(const Tensor& self, const Tensor& other);
 EMBER_API Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);

@@ -66,6 +66,11 @@ void Node::collect_next_edges(std::initializer_list<const Tensor*> inputs) {
   for (const Tensor* t : inputs) next_edges_.push_back(t ? gradient_edge(*t) : Edge{});
 }
 
+void Node::collect_next_edges(TensorList inputs) {
+  next_edges_.clear();
+  for (const Tensor& t : inputs) next_edges_.push_back(gradient_edge(t));
+}
+
 uint32_t Node::add_input_metadata(const Tensor& t) {
   input_metadata_.push_back({DimVector(t.sizes()), t.dtype(), t.device()});
   return static_cast<uint32_t>(input_metadata_.size() - 1);

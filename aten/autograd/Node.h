@@ -75,6 +75,8 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
   }
   /// Sets the edges to the gradient edges of the inputs (null: an input with none).
   void collect_next_edges(std::initializer_list<const Tensor*> inputs);
+  /// One edge per element of a Tensor[] input (cat's tensors).
+  void collect_next_edges(TensorList inputs);
   /// Whether gradient i is wanted (its edge leads somewhere).
   bool should_compute_output(size_t i) const {
     return i < next_edges_.size() && next_edges_[i].is_valid();

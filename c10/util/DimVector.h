@@ -51,8 +51,13 @@ class DimVector {
     d[i] = v;
   }
   void resize(size_t n, int64_t value = 0) {
-    if (n > kInline && heap_.empty()) heap_.assign(inline_, inline_ + size_);
-    if (!heap_.empty()) heap_.resize(std::max(n, kInline + 1), value);
+    if (n > kInline && heap_.empty()) {
+      // Moving to the heap: the inline elements first (none when empty), then room for n.
+      heap_.assign(inline_, inline_ + size_);
+      heap_.resize(n, value);
+    } else if (!heap_.empty()) {
+      heap_.resize(std::max(n, kInline + 1), value);
+    }
     for (size_t i = size_; i < n; ++i) data()[i] = value;
     size_ = n;
   }

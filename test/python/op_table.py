@@ -421,7 +421,9 @@ def base_values(row, op: OpInfo) -> dict[str, Any]:
     first value of their pool."""
     values = {}
     for a in op.schema.arguments:
-        if a.type.is_tensor and a.type.is_mutable and a.kwarg_only:
+        if a.type.is_tensor and a.type.is_list:  # Tensor[]: tuples of TensorSpec in the row's pool
+            values[a.name] = arg_pool(row, a)[0]
+        elif a.type.is_tensor and a.type.is_mutable and a.kwarg_only:
             values[a.name] = TensorSpec(row.out_dtypes[0], "empty", (0,))
         elif a.type.is_tensor:
             values[a.name] = _tensor_spec(row, a, row.tensor_dtypes(a.name)[0], "contiguous")
@@ -443,7 +445,7 @@ def good_cases(row, op: OpInfo) -> list[Case]:
     form = main_form(op)
     overrides: list[tuple[dict, str]] = [({}, form)]
     for a in op.inputs:
-        if a.type.is_tensor:
+        if a.type.is_tensor and not a.type.is_list:
             forms = [form]
             if a.name == "self":
                 forms = [f for f in ("function", "method") if f in op.variants]
@@ -502,7 +504,11 @@ def build_inputs(case: Case, op: OpInfo, row, seed: int = 0):
     """(ember values, torch values) of the case's arguments, tensors built alike."""
     ember_values, torch_values = {}, {}
     for i, (name, v) in enumerate(case.values):
-        if isinstance(v, TensorSpec):
+        if isinstance(v, tuple) and v and all(isinstance(x, TensorSpec) for x in v):
+            built = [build_tensor(x, seed + 7919 * i + 31 * k, x.shape) for k, x in enumerate(v)]
+            ember_values[name] = [e for e, _ in built]
+            torch_values[name] = [t for _, t in built]
+        elif isinstance(v, TensorSpec):
             shape = v.shape
             if shape is None:  # out= sized like PyTorch's functional result
                 functional = replace(case, values=tuple(x for x in case.values if x[0] != name))

@@ -1,0 +1,35 @@
+#pragma once
+/// Dimension arguments: wrapping negative dims with errors that name the op and argument.
+
+#include <cstdint>
+
+#include "c10/util/DimVector.h"
+#include "c10/util/Exception.h"
+
+namespace ember::native {
+
+/// dim wrapped into [0, ndim) (a 0-d tensor takes 0 and -1); IndexError naming op and arg
+/// ("permute(): argument 'dims' (position 1): Dimension out of range (expected to be in
+/// range of [-2, 1], but got 2)") otherwise.
+inline int64_t wrap_dim(const char* op, const char* arg, int64_t dim, int64_t ndim) {
+  const int64_t n = ndim > 0 ? ndim : 1;
+  EMBER_CHECK_INDEX(dim >= -n && dim < n, op, "(): '", arg, "': Dimension out of range (expected "
+                    "to be in range of [", -n, ", ", n - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+/// Each of dims wrapped (as wrap_dim), refusing a dimension named twice.
+inline DimVector wrap_dims(const char* op, const char* arg, IntArrayRef dims, int64_t ndim) {
+  DimVector out;
+  uint64_t seen = 0;
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(op, arg, d, ndim);
+    EMBER_CHECK(!(seen >> w & 1), op, "(): '", arg, "': dim ", w, " appears multiple times in the "
+                "list of dims ", dims);
+    seen |= uint64_t(1) << w;
+    out.push_back(w);
+  }
+  return out;
+}
+
+}  // namespace ember::native

@@ -1,0 +1,237 @@
+// Indexing along one dimension: index_select, index_add, and repeat_interleave built on them.
+//
+// Note [Index loops]: a tensor is split around the indexed dimension into outer dims, the
+// dimension itself and inner dims. The element offsets of every outer and every inner
+// position are listed once (index_offsets), so the loops below handle any strides with two
+// table lookups per element, and copy whole inner runs with memcpy when they are contiguous.
+#include <cstring>
+#include <vector>
+
+#include "aten/native/DimUtils.h"
+#include "aten/native/Dispatch.h"
+#include "aten/native/Parallel.h"
+#include "aten/native/RangeFactories.h"
+#include "aten/native/Reduce.h"
+#include "ember/generated/Functions.h"
+#include "ember/generated/NativeFunctions.h"
+#include "c10/util/Exception.h"
+
+namespace ember::native {
+namespace {
+
+// The element offsets of every position of dims [begin, end) of (sizes, strides), row-major.
+std::vector<int64_t> index_offsets(IntArrayRef sizes, IntArrayRef strides, int64_t begin, int64_t end) {
+  std::vector<int64_t> offsets{0};
+  for (int64_t d = begin; d < end; ++d) {
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * static_cast<size_t>(sizes[d]));
+    for (int64_t o : offsets) {
+      for (int64_t i = 0; i < sizes[d]; ++i) next.push_back(o + i * strides[d]);
+    }
+    offsets.swap(next);
+  }
+  return offsets;
+}
+
+// The index as int64 values, each checked against size (negative ones wrapped, as PyTorch's
+// index_select does not: it refuses them; wrap=false refuses).
+std::vector<int64_t> read_index(const char* op, const Tensor& index, int64_t dim, int64_t size) {
+  EMBER_CHECK_TYPE(index.scalar_type() == ScalarType::Long || index.scalar_type() == ScalarType::Int,
+                   op, "(): expected 'index' of dtype int64 or int32, but got ", index.scalar_type());
+  EMBER_CHECK_INDEX(index.dim() <= 1, op, "(): expected 'index' to be a vector (0-d or 1-d), but "
+                    "it has ", index.dim(), " dimensions");
+  const Tensor flat = index.reshape({-1}).to(ScalarType::Long).contiguous();
+  const int64_t* p = static_cast<const int64_t*>(flat.data_ptr());
+  std::vector<int64_t> out(p, p + flat.numel());
+  for (int64_t v : out) {
+    EMBER_CHECK_INDEX(v >= 0 && v < size, op, "(): index ", v, " is out of bounds for dimension ",
+                      dim, " with size ", size);
+  }
+  return out;
+}
+
+// A 0-d tensor behaves as 1-d of size 1 for dim 0.
+DimVector sizes_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes()); }
+DimVector strides_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.strides()); }
+
+template <class F>
+void dispatch_by_size(size_t size, F&& f) {
+  switch (size) {
+    case 1: return f(TypeTag<uint8_t>{});
+    case 2: return f(TypeTag<uint16_t>{});
+    case 4: return f(TypeTag<uint32_t>{});
+    case 8: return f(TypeTag<uint64_t>{});
+    default: return f(TypeTag<std::array<uint64_t, 2>>{});
+  }
+}
+
+// out[o, j, i] = self[o, idx[j], i] (Note [Index loops]); out is contiguous.
+void index_select_into(const Tensor& self, int64_t dim, const std::vector<int64_t>& idx, Tensor& out) {
+  const DimVector sizes = sizes_1d(self), strides = strides_1d(self);
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  const std::vector<int64_t> outer = index_offsets(sizes, strides, 0, dim);
+  const std::vector<int64_t> inner = index_offsets(sizes, strides, dim + 1, nd);
+  const int64_t n_inner = static_cast<int64_t>(inner.size());
+  const int64_t n_idx = static_cast<int64_t>(idx.size());
+  const int64_t stride = strides[dim];
+  const bool inner_contiguous = n_inner == 1 || (nd - dim - 1 > 0 && strides[nd - 1] == 1 &&
+                                                 inner.back() == n_inner - 1);
+  const size_t item = out.element_size();
+  char* const dst = static_cast<char*>(out.data_ptr());
+  const char* const src = static_cast<const char*>(self.data_ptr());
+  const int64_t rows = static_cast<int64_t>(outer.size()) * n_idx;
+  dispatch_by_size(item, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(n_inner, 1)),
+                 [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t o = r / n_idx, j = r % n_idx;
+        const T* s = reinterpret_cast<const T*>(src) + outer[o] + idx[j] * stride;
+        T* d = reinterpret_cast<T*>(dst) + r * n_inner;
+        if (inner_contiguous) {
+          std::memcpy(d, s, static_cast<size_t>(n_inner) * sizeof(T));
+        } else {
+          for (int64_t i = 0; i < n_inner; ++i) d[i] = s[inner[i]];
+        }
+      }
+    });
+  });
+}
+
+}  // namespace
+
+Tensor& index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
+  const int64_t d = wrap_dim("index_select", "dim", dim, self.dim());
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  const std::vector<int64_t> idx = read_index("index_select", index, d, size);
+  EMBER_CHECK(out.scalar_type() == self.scalar_type(), "index_select(): expected 'out' of dtype ",
+              self.scalar_type(), ", but got ", out.scalar_type());
+  DimVector sizes(self.sizes());
+  if (self.dim() > 0) sizes[d] = static_cast<int64_t>(idx.size());
+  EMBER_CHECK(self.dim() > 0 || idx.size() == 1, "index_select(): a 0-d self takes an index of one "
+              "element, but 'index' has ", idx.size());
+  resize_out(out, sizes);
+  if (out.numel() == 0) return out;
+  if (out.is_contiguous() && !out.storage().is_alias_of(self.storage())) {
+    index_select_into(self, d, idx, out);
+  } else {
+    Tensor tmp = ember::empty(sizes, TensorOptions().dtype(self.scalar_type()));
+    index_select_into(self, d, idx, tmp);
+    out.copy_(tmp);
+  }
+  return out;
+}
+
+Tensor index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
+  Tensor out = ember::empty({0}, TensorOptions().dtype(self.scalar_type()).device(self.device()));
+  return index_select_out_cpu(self, dim, index, out);
+}
+
+Tensor& index_add__cpu(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                       const Scalar& alpha) {
+  const int64_t d = wrap_dim("index_add_", "dim", dim, self.dim());
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  const std::vector<int64_t> idx = read_index("index_add_", index, d, size);
+  EMBER_CHECK(source.dim() == self.dim() || (source.dim() <= 1 && self.dim() <= 1),
+              "index_add_(): 'source' must have as many dimensions as self (", self.dim(),
+              "), but has ", source.dim());
+  const DimVector ss = sizes_1d(self), rs = sizes_1d(source);
+  for (size_t k = 0; k < ss.size(); ++k) {
+    const int64_t want = static_cast<int64_t>(k) == d ? static_cast<int64_t>(idx.size()) : ss[k];
+    EMBER_CHECK(rs.size() == ss.size() && rs[k] == want, "index_add_(): expected 'source' of sizes ",
+                "self's with dimension ", d, " of size ", idx.size(), " (the index's length), but "
+                "self's sizes are ", self.sizes(), " and source's ", source.sizes());
+  }
+  EMBER_CHECK(source.scalar_type() == self.scalar_type(), "index_add_(): expected 'source' of dtype ",
+              self.scalar_type(), " (self's), but got ", source.scalar_type());
+  if (self.numel() == 0 || source.numel() == 0) return self;
+  const Tensor src = source.storage().is_alias_of(self.storage()) ? source.clone() : source;
+  const int64_t nd = static_cast<int64_t>(ss.size());
+  const DimVector st = strides_1d(self), rt = strides_1d(src);
+  const std::vector<int64_t> outer = index_offsets(ss, st, 0, d);
+  const std::vector<int64_t> inner = index_offsets(ss, st, d + 1, nd);
+  const std::vector<int64_t> src_outer = index_offsets(rs, rt, 0, d);
+  const std::vector<int64_t> src_inner = index_offsets(rs, rt, d + 1, nd);
+  dispatch_all_types(self.scalar_type(), "index_add_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T a = checked_scalar_to<T>(alpha, "index_add_", "alpha");
+    T* const dst = static_cast<T*>(self.data_ptr());
+    const T* const s = static_cast<const T*>(src.data_ptr());
+    // Duplicate indices add into one row: rows go in order on one thread; the inner
+    // positions are split across threads instead.
+    parallel_for(0, static_cast<int64_t>(inner.size()), 4096, [&](int64_t begin, int64_t end) {
+      for (size_t o = 0; o < outer.size(); ++o) {
+        for (size_t j = 0; j < idx.size(); ++j) {
+          T* drow = dst + outer[o] + idx[j] * st[d];
+          const T* srow = s + src_outer[o] + static_cast<int64_t>(j) * rt[d];
+          for (int64_t i = begin; i < end; ++i) {
+            if constexpr (std::is_same_v<T, bool>) drow[inner[i]] = drow[inner[i]] || (a && srow[src_inner[i]]);
+            else drow[inner[i]] = static_cast<T>(drow[inner[i]] + a * srow[src_inner[i]]);
+          }
+        }
+      }
+    });
+  });
+  return self;
+}
+
+Tensor index_add_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                     const Scalar& alpha) {
+  Tensor out = self.clone(MemoryFormat::Contiguous);
+  return index_add__cpu(out, dim, index, source, alpha);
+}
+
+// ---- repeat_interleave (composite) ------------------------------------------------------
+
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  EMBER_CHECK(repeats.dim() == 1, "repeat_interleave(): expected 'repeats' to be a 1-d tensor, but "
+              "it has ", repeats.dim(), " dimensions");
+  EMBER_CHECK_TYPE(repeats.scalar_type() == ScalarType::Long || repeats.scalar_type() == ScalarType::Int,
+                   "repeat_interleave(): expected 'repeats' of dtype int64 or int32, but got ",
+                   repeats.scalar_type());
+  const Tensor counts = repeats.to(ScalarType::Long).contiguous();
+  const int64_t* c = static_cast<const int64_t*>(counts.data_ptr());
+  int64_t total = 0;
+  for (int64_t i = 0; i < counts.numel(); ++i) {
+    EMBER_CHECK(c[i] >= 0, "repeat_interleave(): 'repeats' can not be negative, but got ", c[i]);
+    total += c[i];
+  }
+  EMBER_CHECK(!output_size || *output_size == total, "repeat_interleave(): 'output_size' is ",
+              *output_size, " but the repeats add up to ", total);
+  Tensor out = ember::empty({total}, TensorOptions().dtype(repeats.scalar_type()));
+  dispatch_all_types(repeats.scalar_type(), "repeat_interleave", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      T* p = static_cast<T*>(out.data_ptr());
+      for (int64_t i = 0; i < counts.numel(); ++i) p = std::fill_n(p, c[i], static_cast<T>(i));
+    }
+  });
+  return out;
+}
+
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  Tensor input = dim ? self : ember::flatten(self, 0, -1);
+  const int64_t d = dim ? wrap_dim("repeat_interleave", "dim", *dim, self.dim()) : 0;
+  const int64_t size = input.dim() == 0 ? 1 : input.sizes()[d];
+  Tensor reps = repeats;
+  EMBER_CHECK(repeats.dim() <= 1, "repeat_interleave(): expected 'repeats' to be 0-d or 1-d, but it "
+              "has ", repeats.dim(), " dimensions");
+  if (repeats.numel() == 1) {
+    reps = repeats.reshape({1}).expand({size});
+  } else {
+    EMBER_CHECK(repeats.numel() == size, "repeat_interleave(): 'repeats' must have the same size as "
+                "the input along dim, but got repeats.size(0) = ", repeats.numel(), " and input.size(",
+                d, ") = ", size);
+  }
+  const Tensor index = native::repeat_interleave(reps.reshape({-1}), output_size);
+  return ember::index_select(input, d, index);
+}
+
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  return native::repeat_interleave(self, ember::scalar_tensor(repeats, TensorOptions().dtype(ScalarType::Long)),
+                           dim, output_size);
+}
+
+}  // namespace ember::native
