@@ -33,9 +33,10 @@ std::vector<int64_t> index_offsets(IntArrayRef sizes, IntArrayRef strides, int64
   return offsets;
 }
 
-// The index as int64 values, each checked against size (negative ones wrapped, as PyTorch's
-// index_select does not: it refuses them; wrap=false refuses).
-std::vector<int64_t> read_index(const char* op, const Tensor& index, int64_t dim, int64_t size) {
+// The index as int64 values, each checked to lie in [0, size) (IndexError, or RuntimeError
+// where PyTorch raises that: index_add).
+std::vector<int64_t> read_index(const char* op, const Tensor& index, int64_t dim, int64_t size,
+                                bool index_error = true) {
   EMBER_CHECK_TYPE(index.scalar_type() == ScalarType::Long || index.scalar_type() == ScalarType::Int,
                    op, "(): expected 'index' of dtype int64 or int32, but got ", index.scalar_type());
   EMBER_CHECK_INDEX(index.dim() <= 1, op, "(): expected 'index' to be a vector (0-d or 1-d), but "
@@ -44,8 +45,12 @@ std::vector<int64_t> read_index(const char* op, const Tensor& index, int64_t dim
   const int64_t* p = static_cast<const int64_t*>(flat.data_ptr());
   std::vector<int64_t> out(p, p + flat.numel());
   for (int64_t v : out) {
-    EMBER_CHECK_INDEX(v >= 0 && v < size, op, "(): index ", v, " is out of bounds for dimension ",
-                      dim, " with size ", size);
+    if (v >= 0 && v < size) continue;
+    if (index_error) {
+      EMBER_THROW(IndexError, op, "(): index ", v, " is out of bounds for dimension ", dim,
+                  " with size ", size);
+    }
+    EMBER_THROW(Error, op, "(): index ", v, " is out of bounds for dimension ", dim, " with size ", size);
   }
   return out;
 }
@@ -103,13 +108,15 @@ void index_select_into(const Tensor& self, int64_t dim, const std::vector<int64_
 Tensor& index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
   const int64_t d = wrap_dim("index_select", "dim", dim, self.dim());
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
-  const std::vector<int64_t> idx = read_index("index_select", index, d, size);
   EMBER_CHECK(out.scalar_type() == self.scalar_type(), "index_select(): expected 'out' of dtype ",
-              self.scalar_type(), ", but got ", out.scalar_type());
+              self.scalar_type(), " (self's), but got ", out.scalar_type());
+  EMBER_CHECK(self.dim() > 0 || index.numel() == 1, "index_select(): a 0-d self takes an index of "
+              "one element, but 'index' has ", index.numel());
+  EMBER_CHECK(size > 0 || index.numel() == 0, "index_select(): cannot select from dimension ", d,
+              " of size 0 (the index has ", index.numel(), " elements)");
+  const std::vector<int64_t> idx = read_index("index_select", index, d, size);
   DimVector sizes(self.sizes());
   if (self.dim() > 0) sizes[d] = static_cast<int64_t>(idx.size());
-  EMBER_CHECK(self.dim() > 0 || idx.size() == 1, "index_select(): a 0-d self takes an index of one "
-              "element, but 'index' has ", idx.size());
   resize_out(out, sizes);
   if (out.numel() == 0) return out;
   if (out.is_contiguous() && !out.storage().is_alias_of(self.storage())) {
@@ -131,7 +138,7 @@ Tensor& index_add__cpu(Tensor& self, int64_t dim, const Tensor& index, const Ten
                        const Scalar& alpha) {
   const int64_t d = wrap_dim("index_add_", "dim", dim, self.dim());
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
-  const std::vector<int64_t> idx = read_index("index_add_", index, d, size);
+  const std::vector<int64_t> idx = read_index("index_add_", index, d, size, /*index_error=*/false);
   EMBER_CHECK(source.dim() == self.dim() || (source.dim() <= 1 && self.dim() <= 1),
               "index_add_(): 'source' must have as many dimensions as self (", self.dim(),
               "), but has ", source.dim());

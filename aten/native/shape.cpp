@@ -438,7 +438,7 @@ Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
 }
 
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-  EMBER_CHECK_INDEX(self.dim() > 0, "narrow(): cannot be applied to a 0-dim tensor");
+  EMBER_CHECK(self.dim() > 0, "narrow(): cannot be applied to a 0-dim tensor");
   const int64_t d = wrap_dim("narrow", "dim", dim, self.dim());
   const int64_t size = self.sizes()[d];
   EMBER_CHECK_INDEX(start >= -size && start <= size, "narrow(): 'start' (", start, ") is out of "
@@ -671,7 +671,6 @@ Tensor tile(const Tensor& self, IntArrayRef dims) {
 
 Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t ndim = self.dim() + 1;
-  EMBER_CHECK(self.dim() >= 1, "diag_embed(): expected a tensor of at least 1 dimension, but self is 0-d");
   const int64_t d1 = wrap_dim("diag_embed", "dim1", dim1, ndim);
   const int64_t d2 = wrap_dim("diag_embed", "dim2", dim2, ndim);
   EMBER_CHECK(d1 != d2, "diag_embed(): 'dim1' and 'dim2' cannot be identical, but both are ", d1);
@@ -697,12 +696,12 @@ namespace {
 // The coordinates of a triangle of a row x col matrix (lower: columns up to row + offset;
 // upper: from row + offset), row by row.
 Tensor triangle_indices(const char* op, int64_t row, int64_t col, int64_t offset, bool lower,
-                        std::optional<ScalarType> dtype) {
+                        std::optional<ScalarType> dtype, std::optional<Device> device) {
   EMBER_CHECK(row >= 0, op, "(): expected 'row' >= 0, but got ", row);
   EMBER_CHECK(col >= 0, op, "(): expected 'col' >= 0, but got ", col);
   const ScalarType t = dtype.value_or(ScalarType::Long);
-  EMBER_CHECK(t == ScalarType::Long || t == ScalarType::Int, op, "(): expected 'dtype' int64 or "
-              "int32, but got ", t);
+  EMBER_CHECK_NOT_IMPLEMENTED(t == ScalarType::Long || t == ScalarType::Int, op, "(): expected "
+                              "'dtype' int64 or int32, but got ", t);
   std::vector<int64_t> rows, cols;
   for (int64_t r = 0; r < row; ++r) {
     const int64_t lo = lower ? 0 : std::max<int64_t>(0, r + offset);
@@ -713,6 +712,11 @@ Tensor triangle_indices(const char* op, int64_t row, int64_t col, int64_t offset
     }
   }
   const int64_t n = static_cast<int64_t>(rows.size());
+  if (device && device->type() == DeviceType::Meta) {
+    return ember::empty({2, n}, TensorOptions().dtype(t).device(*device));
+  }
+  EMBER_CHECK_NOT_IMPLEMENTED(!device || device->type() == DeviceType::CPU, op, "(): only the cpu and "
+                              "meta devices are supported so far, but got ", *device);
   Tensor out = ember::empty({2, n}, TensorOptions().dtype(ScalarType::Long));
   int64_t* p = static_cast<int64_t*>(out.data_ptr());
   std::copy(rows.begin(), rows.end(), p);
@@ -723,13 +727,13 @@ Tensor triangle_indices(const char* op, int64_t row, int64_t col, int64_t offset
 }  // namespace
 
 Tensor tril_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
-                    std::optional<Layout>, std::optional<Device>, std::optional<bool>) {
-  return triangle_indices("tril_indices", row, col, offset, true, dtype);
+                    std::optional<Layout>, std::optional<Device> device, std::optional<bool>) {
+  return triangle_indices("tril_indices", row, col, offset, true, dtype, device);
 }
 
 Tensor triu_indices(int64_t row, int64_t col, int64_t offset, std::optional<ScalarType> dtype,
-                    std::optional<Layout>, std::optional<Device>, std::optional<bool>) {
-  return triangle_indices("triu_indices", row, col, offset, false, dtype);
+                    std::optional<Layout>, std::optional<Device> device, std::optional<bool>) {
+  return triangle_indices("triu_indices", row, col, offset, false, dtype, device);
 }
 
 }  // namespace native

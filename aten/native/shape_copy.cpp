@@ -81,7 +81,7 @@ Tensor cat_cpu(TensorList tensors, int64_t dim) {
 
 Tensor& cat_out_cpu(TensorList tensors, int64_t dim, Tensor& out) {
   const CatPlan p = plan_cat(tensors, dim);
-  EMBER_CHECK(can_cast(p.dtype, out.scalar_type()), "cat(): result type ", p.dtype,
+  EMBER_CHECK_TYPE(can_cast(p.dtype, out.scalar_type()), "cat(): result type ", p.dtype,
               " can't be cast to the desired output type ", out.scalar_type());
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK(!tensors[i].storage().is_alias_of(out.storage()) || out.numel() == 0 ||

@@ -232,6 +232,18 @@ void OperatorEntry::report_missing_kernel(DispatchKey key) const {
   if (have.empty()) have = "none";
   const std::string op = name_.str();
   if (key == DispatchKey::Undefined) {
+    // An op whose only tensors come in a list (cat, stack) got an empty list.
+    const SchemaInfo* info = schema();
+    bool list_only = info != nullptr;
+    bool has_list = false;
+    for (const Argument& a : info ? info->schema.arguments : std::vector<Argument>{}) {
+      if (a.type.base != BaseType::Tensor) continue;
+      has_list = has_list || a.type.is_list;
+      list_only = list_only && a.type.is_list;
+    }
+    if (list_only && has_list) {
+      EMBER_THROW(ValueError, op, "(): expected a non-empty list of Tensors");
+    }
     EMBER_THROW(NotImplementedError, op,
                 "(): no kernel could be chosen: the call has no defined tensor argument to take "
                 "a backend from (keys with kernels: ", have, "). Pass defined tensors, or a "

@@ -21,6 +21,7 @@ for _name in dir(_C._functions):
 del _name
 _install_operators(Tensor)
 
+from ember.functional import atleast_1d, atleast_2d, atleast_3d, split  # noqa: E402,F401
 from ember._creation import (  # noqa: E402,F401
     allclose, as_tensor, equal, initial_seed, is_floating_point, is_complex, is_tensor,
     manual_seed, numel, seed, set_printoptions, tensor,

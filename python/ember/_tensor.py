@@ -299,6 +299,21 @@ class Tensor(_C.TensorBase):
         """The transpose of a tensor of at most 2 dimensions (a view), as t()."""
         return self.t()
 
+    @property
+    def mT(self) -> "Tensor":
+        """The transpose of the last two dimensions (a view)."""
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    def split(self, split_size, dim=0):
+        """Views of consecutive chunks along dim: of split_size each (the last may be smaller),
+        or of the sizes in a list."""
+        if isinstance(split_size, (list, tuple)):
+            return self.split_with_sizes(split_size, dim)
+        return _C.TensorBase.split(self, split_size, dim)
+
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")

@@ -19,7 +19,7 @@ import torch
 
 import ember
 import op_table as ot
-from op_table import ALL, FLOATS, INTS, Case, Dt, Fmt, Gen, TensorSpec
+from op_table import ALL, COMPLEX, FLOATS, INTS, Case, Dt, Fmt, Gen, TensorSpec
 
 UNINITIALISED = "values are uninitialised (shape, dtype, strides and device are compared)"
 RANDOM = "random: Ember's generator is not PyTorch's (ranges, moments and seeding are checked)"
@@ -54,6 +54,24 @@ BAD_DIMS = BAD_DIM + [{"dim": (0, 0)}, {"dim": (1, -1)}]
 # PyTorch's sum/mean/prod/var/std/norm write into a stride-0 out= (elements overwrite each
 # other in its loop order); Ember refuses such an out, as PyTorch's logsumexp and amax do.
 NO_BROADCAST_OUT = tuple(x for x in OUT_LAYOUTS if x != "broadcast")
+# PyTorch's tril_/triu_ write through a stride-0 self (elements overwrite each other); Ember refuses.
+INPLACE_LAYOUTS = tuple(x for x in ot.LAYOUTS if x != "broadcast")
+
+
+# Tensor lists for cat, stack and friends.
+CAT_2 = (TensorSpec("float32"), TensorSpec("float32", "transposed"))
+CAT_MIXED = (TensorSpec("int64"), TensorSpec("float64", "sliced"), TensorSpec("bool"))
+CAT_EMPTY_1D = (TensorSpec("float32", "contiguous", (0,)), TensorSpec("float32"),
+                TensorSpec("int32", "contiguous", (0,)))
+CAT_ONE = (TensorSpec("float32", "broadcast"),)
+CAT_STRIDED = (TensorSpec("float32", "sliced"), TensorSpec("float32", "broadcast"),
+               TensorSpec("complex64", "transposed"))
+CAT_3D = (TensorSpec("float32", shape=(2, 3, 4)), TensorSpec("float32", "sliced", (2, 3, 4)))
+STACK_1D = (TensorSpec("float32", shape=(4,)), TensorSpec("int64", shape=(4,)))
+STACK_0D = (TensorSpec("float32", "0-d", ()), TensorSpec("float32", "0-d", ()))
+CAT_BAD_SIZES = (TensorSpec("float32"), TensorSpec("float32", shape=(4, 5)))
+CAT_BAD_SIZES3 = (TensorSpec("float32", shape=(3, 4)), TensorSpec("float32", shape=(5, 6)))
+CAT_BAD_DIMS = (TensorSpec("float32"), TensorSpec("float32", shape=(3, 4, 1)))
 
 
 @dataclass(frozen=True)
@@ -79,6 +97,8 @@ class Row:
     self_keyword: str = "input"  # PyTorch's keyword for a function's self
     keyword_names: dict[str, str] = field(default_factory=dict)  # PyTorch's, where not the schema's
     outs: tuple[str, ...] | None = None  # dtypes of out= tensors, where not `dtypes`
+    generic_bad: bool = True  # the type's BAD_VALUES are invalid here (not where -2 is a dim)
+    keywords: bool = True  # PyTorch takes every argument by keyword (not *tensors functions)
 
     @property
     def out_dtypes(self) -> tuple[str, ...]:
@@ -295,6 +315,144 @@ ROW_LIST: list[Row] = [
         pools={"size": [(3, 4), (2, 3, 4), (-1, 5), (3, 1), (0, 3, 1), (2, -1, -1)]},
         bad=[{"size": (4, 4)}, {"size": (4,)}, {"size": (-1, 3, 4)}]),
     Row("unsqueeze", pools={"dim": [0, 1, 2, -1, -3]}, bad=[{"dim": 3}, {"dim": -4}]),
+    # ---- views and shape ops (issue 8) ----
+    Row("as_strided", torch_function=torch.as_strided,
+        pools={"size": [(2, 2), (3, 1), (0, 2)], "stride": [(1, 2), (4, 1), (0, 1)],
+               "storage_offset": [None, 1, 2]},
+        bad=[{"size": (2, 2, 2)}, {"stride": (-1, 1)}, {"size": (40, 40)}, {"storage_offset": -1}]),
+    Row("permute", pools={"dims": [(1, 0), (0, 1), (-1, 0)]},
+        bad=[{"dims": (0,)}, {"dims": (0, 0)}, {"dims": (0, 2)}]),
+    Row("squeeze", shape=(3, 1, 4)),
+    Row("squeeze.dim", shape=(3, 1, 4), pools={"dim": [1, 0, -2, -1]}, bad=[{"dim": 3}]),
+    Row("squeeze.dims", shape=(3, 1, 4), pools={"dim": [(1,), (0, 1), (), (-2, 2)]},
+        generic_bad=False, bad=[{"dim": (3,)}, {"dim": (1, 1)}]),
+    Row("slice.Tensor", torch_function=lambda self, *a, **k: torch.ops.aten.slice.Tensor(self, *a, **k),
+        torch_ops=True,
+        pools={"dim": [0, 1, -1], "start": [None, 1, -2, -10, 10], "end": [None, 3, -1, 100, 0],
+               "step": [1, 2, 3]},
+        bad=[{"step": 0}, {"dim": 2}]),
+    Row("diagonal", shape=(3, 4, 5), pools={"offset": [0, 1, -2, 7], "dim1": [0, 1, -1],
+                                               "dim2": [1, 2, -3]},
+        bad=[{"dim1": 1, "dim2": 1}, {"dim1": 3}]),
+    Row("unfold", pools={"dimension": [0, 1, -1], "size": [2, 3, 1, 0], "step": [1, 2, 5]},
+        bad=[{"size": 5}, {"step": 0}, {"dimension": 2}]),
+    Row("alias", torch_function=lambda self: torch.ops.aten.alias(self), torch_ops=True),
+    Row("view_as_real", dtypes=COMPLEX, layouts=("contiguous", "sliced", "0-d", "empty", "transposed"),
+        bad=[{"self": TensorSpec("float32")}]),
+    Row("view_as_complex", dtypes=("float32", "float64"), shape=(3, 2),
+        layouts=("contiguous", "0-d", "empty"),
+        bad=[{"self": TensorSpec("float32", shape=(3, 4))},
+             {"self": TensorSpec("float32", "transposed", (2, 2))},
+             {"self": TensorSpec("int64", shape=(3, 2))}]),
+    Row("reshape", pools={"shape": [(-1,), (4, 3), (2, -1), (2, 2, 3), (12, 1)]},
+        bad=[{"shape": (5,)}, {"shape": (-1, -1)}]),
+    Row("view_as", shapes={"other": (2, 6)}, bad=[{"other": TensorSpec("float32", shape=(5,))}]),
+    Row("reshape_as", shapes={"other": (2, 6)}, bad=[{"other": TensorSpec("float32", shape=(5,))}]),
+    Row("flatten.using_ints", shape=(2, 3, 4), pools={"start_dim": [0, 1, -2], "end_dim": [-1, 1, 2]},
+        bad=[{"start_dim": 2, "end_dim": 1}, {"start_dim": 3}]),
+    Row("unflatten.int", pools={"dim": [1, 0, -1], "sizes": [(2, 2), (-1, 2), (1, 4, 1)]},
+        bad=[{"sizes": (3, 3)}, {"sizes": (-1, -1)}, {"dim": 2}]),
+    Row("narrow", pools={"dim": [0, 1, -1], "start": [0, 1, -2], "length": [1, 2, 0]},
+        bad=[{"start": 5}, {"length": 5}, {"start": 2, "length": 3}]),
+    *[Row(f"{name}.intlist", shape=(2, 3, 4),
+          pools={"source": [(0,), (0, 1), (-1, 0)], "destination": [(2,), (1, 0), (0, 2)]},
+          bad=[{"source": (0, 0), "destination": (1, 2)}, {"source": (3,), "destination": (0,)},
+               {"source": (0, 1), "destination": (0,)}])
+      for name in ("movedim", "moveaxis")],
+    *[Row(f"{name}.int", shape=(2, 3, 4), pools={"source": [0, -1, 2], "destination": [2, 0, -2]},
+          bad=[{"source": 3}, {"destination": -4}])
+      for name in ("movedim", "moveaxis")],
+    Row("swapaxes", pools={"axis0": [0, -1], "axis1": [1, 0]}, bad=[{"axis0": 2}]),
+    Row("swapdims", pools={"dim0": [0, -1], "dim1": [1, 0]}, bad=[{"dim0": 2}]),
+    Row("expand_as", shape=(3, 1), shapes={"other": (2, 3, 4)},
+        bad=[{"other": TensorSpec("float32", shape=(4, 4))}]),
+    Row("broadcast_to", shape=(3, 1), pools={"size": [(3, 4), (2, 3, 4), (-1, 5)]},
+        bad=[{"size": (4, 4)}, {"size": (4,)}]),
+    Row("unbind.int", pools={"dim": [0, 1, -1]}, bad=[{"dim": 2}]),
+    Row("split.Tensor", self_keyword="tensor", keyword_names={"split_size": "split_size_or_sections"},
+        pools={"split_size": [2, 1, 3, 4, 5], "dim": [0, 1, -1]},
+        bad=[{"split_size": -1}, {"dim": 2}]),
+    Row("split_with_sizes", pools={"split_sizes": [(1, 2), (3,), (0, 3), (1, 1, 1)], "dim": [0, -2]},
+        bad=[{"split_sizes": (1, 1)}, {"split_sizes": (4, -1)}]),
+    Row("chunk", pools={"chunks": [2, 1, 3, 5], "dim": [0, 1, -1]}, bad=[{"chunks": 0}, {"dim": 2}]),
+    Row("tensor_split.sections", pools={"sections": [2, 1, 3, 5], "dim": [0, 1, -1]},
+        bad=[{"sections": 0}, {"dim": 2}]),
+    Row("tensor_split.indices", pools={"indices": [(1,), (1, 2), (), (0, 5), (-1,), (2, 1)], "dim": [0, 1]},
+        generic_bad=False, bad=[{"dim": 2}]),
+    Row("cat", pools={"tensors": [CAT_2, CAT_MIXED, CAT_EMPTY_1D, CAT_ONE, CAT_STRIDED],
+                      "dim": [0, 1, -1, -2]},
+        bad=[{"tensors": CAT_BAD_SIZES}, {"tensors": CAT_BAD_DIMS}, {"tensors": ()},
+             {"tensors": (TensorSpec("float32", "0-d"),)}, {"dim": 2}]),
+    Row("cat.out", pools={"tensors": [CAT_2, CAT_MIXED, CAT_EMPTY_1D], "dim": [0, 1, -1]},
+        outs=("float32", "float64", "complex64"),
+        bad=[{"tensors": CAT_BAD_SIZES}, {"tensors": CAT_2, "out": TensorSpec("int64", shape=(0,))}]),
+    Row("concat", pools={"tensors": [CAT_2, CAT_MIXED], "dim": [0, 1]}, bad=[{"tensors": CAT_BAD_SIZES}]),
+    Row("concatenate", pools={"tensors": [CAT_2, CAT_MIXED], "dim": [0, 1]},
+        bad=[{"tensors": CAT_BAD_SIZES}]),
+    Row("stack", pools={"tensors": [CAT_2, CAT_ONE, (TensorSpec("int64", shape=(3, 4)),) * 3,
+                                    (TensorSpec("float32", "0-d"),) * 2], "dim": [0, 1, 2, -1]},
+        bad=[{"tensors": CAT_BAD_SIZES}, {"tensors": ()}, {"dim": 3}]),
+    *[Row(name, pools={"tensors": [CAT_2, CAT_ONE, STACK_1D, STACK_0D, CAT_3D]},
+          bad=[{"tensors": ()}, {"tensors": CAT_BAD_SIZES3}])
+      for name in ("hstack", "vstack", "dstack")],
+    *[Row(name, keywords=False, extra=[{"self": TensorSpec("float32", "contiguous", (2, 3, 4))},
+                       {"self": TensorSpec("float32", "contiguous", (5,))}])
+      for name in ("atleast_1d", "atleast_2d", "atleast_3d")],
+    Row("flip", pools={"dims": [(0,), (1,), (0, 1), (), (-1,)]}, bad=[{"dims": (0, 0)}, {"dims": (2,)}]),
+    Row("fliplr", bad=[{"self": TensorSpec("float32", shape=(4,))}]),
+    Row("flipud", bad=[{"self": TensorSpec("float32", "0-d")}]),
+    Row("roll", pools={"shifts": [(1,), (-1,), (5,), (1, 2), (0,)], "dims": [(), (0,), (1,), (0, 1), (-1,)]},
+        extra=[{"shifts": (1, -7), "dims": (0, 1)}, {"shifts": (13,), "dims": ()}],
+        bad=[{"shifts": (1, 2), "dims": (0,)}, {"shifts": (), "dims": ()}, {"dims": (2,)}]),
+    Row("rot90", pools={"k": [1, 2, 3, 0, -1, 5], "dims": [(0, 1), (1, 0), (-1, 0)]},
+        bad=[{"dims": (0,)}, {"dims": (0, 0)}, {"self": TensorSpec("float32", shape=(4,))}]),
+    Row("repeat", pools={"repeats": [(2, 3), (1, 1), (2, 1, 2), (0, 2), (1, 2, 1, 2)]},
+        bad=[{"repeats": (2,)}, {"repeats": (2, -1)}]),
+    Row("tile", pools={"dims": [(2, 3), (2,), (2, 1, 2), (0, 2), ()]}, bad=[{"dims": (2, -1)}]),
+    Row("repeat_interleave.self_int", pools={"repeats": [2, 0, 1], "dim": [None, 0, 1, -1]},
+        bad=[{"repeats": -1}, {"dim": 2}]),
+    Row("repeat_interleave.self_Tensor", arg_dtypes={"repeats": ("int64", "int32")},
+        shapes={"repeats": (3,)}, values={"repeats": "counts"}, pools={"dim": [0, None]},
+        layouts=("contiguous", "0-d"), extra=[{"repeats": TensorSpec("int64", "0-d", (), "counts")}],
+        bad=[{"repeats": TensorSpec("int64", shape=(5,), values="counts")},
+             {"repeats": TensorSpec("float32", shape=(3,), values="counts")}]),
+    Row("repeat_interleave.Tensor", dtypes=("int64", "int32"), shape=(4,), values={"repeats": "counts"},
+        layouts=("contiguous", "sliced", "empty"),
+        bad=[{"repeats": TensorSpec("int64", shape=(2, 2), values="counts")},
+             {"repeats": TensorSpec("float32", shape=(4,), values="counts")}]),
+    *[Row(name, pools={"diagonal": [0, 1, -1, 5, -5]}, extra=[{"self": TensorSpec("float32", "contiguous", (2, 3, 4))}],
+          bad=[{"self": TensorSpec("float32", shape=(4,))}],
+          layouts=ot.LAYOUTS if name in ("tril", "triu") else INPLACE_LAYOUTS)
+      for name in ("tril", "tril_", "triu", "triu_")],
+    Row("diag_embed", pools={"offset": [0, 1, -2], "dim1": [-2, 0, 2], "dim2": [-1, 1, 0]},
+        bad=[{"dim1": 0, "dim2": 0}, {"dim1": 3}, {"self": TensorSpec("float32", "0-d")}]),
+    Row("diag", pools={"diagonal": [0, 1, -1, 4, -6]},
+        extra=[{"self": TensorSpec("float32", "contiguous", (4,))},
+               {"self": TensorSpec("int64", "sliced", (7,)), "diagonal": -2}],
+        bad=[{"self": TensorSpec("float32", shape=(2, 3, 4))}, {"self": TensorSpec("float32", "0-d")}]),
+    *[Row(name, dtypes=("int64", "int32"), pools={"row": [4, 0, 1], "col": [3, 0, 6], "offset": [0, 1, -2, 9]},
+          bad=[{"row": -1}, {"dtype": Dt("float32")}])
+      for name in ("tril_indices", "triu_indices")],
+    Row("index_select", arg_dtypes={"index": ("int64", "int32")}, shapes={"index": (5,)},
+        values={"index": "index3"}, pools={"dim": [0, 1, -1]},
+        extra=[{"index": TensorSpec("int64", "0-d", (), "index3")},
+               {"index": TensorSpec("int64", "contiguous", (0,), "index3")},
+               {"self": TensorSpec("float32", "0-d", ()), "dim": 0, "index": TensorSpec("int64", "0-d", (), "zero")},
+               {"self": TensorSpec("float64", "contiguous", (300, 40)), "dim": 1}],
+        bad=[{"index": TensorSpec("float32", shape=(2,), values="index3")},
+             {"index": TensorSpec("int64", shape=(2, 2), values="index3")},
+             {"index": TensorSpec("int64", shape=(2,), values="big")}, {"dim": 2}]),
+    Row("index_select.out", arg_dtypes={"index": ("int64",)}, shapes={"index": (5,)},
+        values={"index": "index3"}, pools={"dim": [0, 1]}, dtypes=("float32", "int64", "bool"),
+        bad=[{"out": TensorSpec("float64", "empty", (0,))}]),
+    *[Row(name, arg_dtypes={"index": ("int64", "int32")}, shapes={"index": (5,), "source": (5, 4)},
+          values={"index": "index3"}, pools={"dim": [0], "alpha": [1, 2, -0.5]},
+          dtypes=("float32", "float64", "int64", "int32", "bool", "complex64", "float16"),
+          layouts=("contiguous", "transposed", "sliced"),
+          extra=[{"dim": 1, "source": TensorSpec("float32", shape=(3, 5)), "index": TensorSpec("int64", shape=(5,), values="index3")}],
+          bad=[{"index": TensorSpec("int64", shape=(5,), values="big")},
+               {"source": TensorSpec("float32", shape=(4, 4))}, {"dim": 2}])
+      for name in ("index_add", "index_add_")],
     # ---- binary arithmetic ----
     *[Row(f"{op}{form}", pools={"alpha": [1, 2, -0.5]} if op in ("add", "sub") else {},
           shapes={"other": (4,)}, arg_dtypes={"other": MIXED},
