@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "aten/autograd/Engine.h"
 #include "c10/util/Exception.h"
 
 namespace ember::autograd {
@@ -457,6 +458,110 @@ Tensor silu_backward(const Tensor& grad, const Tensor& self) {
 
 Tensor hardswish_backward(const Tensor& grad, const Tensor& self) {
   return ember::where(self.lt(-3), 0, ember::where(self.le(3), grad * (self / 3 + 0.5), grad));
+}
+
+}  // namespace ember::autograd
+
+namespace ember::autograd {
+
+Tensor gather_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index) {
+  return ember::zeros(sizes, options_of(grad)).scatter_add(dim, index, grad);
+}
+
+// Each reduction's gradient, per element reduced into a target (self's value there when
+// include_self, and every src element index sends there):
+// - sum: the target's gradient; mean: that over the number of elements reduced there;
+// - prod: the product of the others (result / x where x != 0; with zeros, the product of the
+//   non-zero others where x is the only zero, else 0);
+// - amax/amin: shared evenly by the elements equal to the result.
+// self's own positions that no index reaches keep their gradient.
+std::tuple<Tensor, Tensor> scatter_reduce_backward(
+    const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+    std::string_view reduce, bool include_self, const Tensor& result,
+    const std::array<bool, 2>& grad_input_mask) {
+  Tensor grad_self, grad_src;
+  const Tensor ones_src = ember::ones_like(src);
+  // Where some index lands (those targets are reduced).
+  const Tensor touched = ember::zeros_like(self).scatter_add(dim, index, ones_src).gt(0);
+  if (reduce == "sum") {
+    if (grad_input_mask[0]) grad_self = include_self ? grad : grad.masked_fill(touched, 0);
+    if (grad_input_mask[1]) grad_src = grad.gather(dim, index);
+  } else if (reduce == "mean") {
+    Tensor n = ember::zeros_like(self).scatter_add(dim, index, ones_src);
+    if (include_self) n = n + 1;
+    n = n.masked_fill(n.eq(0), 1);
+    const Tensor g = grad / n;
+    if (grad_input_mask[0]) grad_self = include_self ? g : g.masked_fill(touched, 0);
+    if (grad_input_mask[1]) grad_src = g.gather(dim, index);
+  } else if (reduce == "prod") {
+    // Zeros reduced into each target, and the product of its non-zero elements.
+    Tensor zeros = ember::zeros_like(self).scatter_add(dim, index, src.eq(0).to(self.scalar_type()));
+    const Tensor self_nz = self.masked_fill(self.eq(0), 1);
+    const Tensor prod_nz = self_nz.scatter_reduce(dim, index, src.masked_fill(src.eq(0), 1), "prod",
+                                                  include_self);
+    if (include_self) zeros = zeros + self.eq(0).to(self.scalar_type());
+    const Tensor only_zero = zeros.eq(1);
+    if (grad_input_mask[0]) {
+      const Tensor g = ember::where(self.eq(0), ember::where(only_zero, grad * prod_nz, 0),
+                                    grad * result / self_nz);
+      grad_self = include_self ? g : grad.masked_fill(touched, 0);
+    }
+    if (grad_input_mask[1]) {
+      const Tensor src_nz = src.masked_fill(src.eq(0), 1);
+      grad_src = ember::where(src.eq(0), (ember::where(only_zero, grad * prod_nz, 0)).gather(dim, index),
+                              (grad * result).gather(dim, index) / src_nz);
+    }
+  } else {  // amax, amin
+    const Tensor src_hit = src.eq(result.gather(dim, index)).to(self.scalar_type());
+    Tensor n = ember::zeros_like(self).scatter_add(dim, index, src_hit);
+    const Tensor self_hit = self.eq(result).to(self.scalar_type());
+    if (include_self) n = n + self_hit;
+    const Tensor g = grad / n.masked_fill(n.eq(0), 1);
+    if (grad_input_mask[0]) {
+      grad_self = include_self ? ember::where(touched, g * self_hit, grad) : grad.masked_fill(touched, 0);
+    }
+    if (grad_input_mask[1]) grad_src = g.gather(dim, index) * src_hit;
+  }
+  return {grad_self, grad_src};
+}
+
+Tensor take_backward(const Tensor& grad, IntArrayRef sizes, const Tensor& index) {
+  return ember::zeros(sizes, options_of(grad)).put(index, grad, true);
+}
+
+Tensor put_self_backward(const Tensor& grad, const Tensor& index, bool accumulate) {
+  if (accumulate) return grad;
+  return grad.put(index, ember::zeros(index.sizes(), options_of(grad)), false);
+}
+
+Tensor masked_select_backward(const Tensor& grad, IntArrayRef sizes, const Tensor& mask) {
+  DimVector shape(sizes);
+  {
+    const IntArrayRef m = mask.sizes();
+    const size_t n = std::max(shape.size(), m.size());
+    DimVector out(n, 1);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t x = i < n - shape.size() ? 1 : shape[i - (n - shape.size())];
+      const int64_t y = i < n - m.size() ? 1 : m[i - (n - m.size())];
+      out[i] = x == 1 ? y : x;
+    }
+    shape = out;
+  }
+  const Tensor full = ember::zeros(shape, options_of(grad)).masked_scatter(mask, grad);
+  return sum_to(full, sizes);
+}
+
+Tensor masked_scatter_source_backward(const Tensor& grad, const Tensor& mask, IntArrayRef source_sizes) {
+  int64_t numel = 1;
+  for (int64_t s : source_sizes) numel *= s;
+  const Tensor picked = grad.masked_select(mask);
+  const int64_t pad = numel - picked.numel();
+  const Tensor flat = pad > 0 ? ember::cat({picked, ember::zeros({pad}, options_of(grad))}, 0) : picked;
+  return flat.reshape(source_sizes);
+}
+
+Tensor index_backward(const Tensor& grad, IntArrayRef sizes, TensorList indices) {
+  return ember::zeros(sizes, options_of(grad)).index_put(indices, grad, true);
 }
 
 }  // namespace ember::autograd

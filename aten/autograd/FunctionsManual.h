@@ -91,6 +91,17 @@ EMBER_API Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayR
 EMBER_API Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef sizes);
 EMBER_API Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim,
                                        const Tensor& index);
+EMBER_API Tensor gather_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index);
+EMBER_API std::tuple<Tensor, Tensor> scatter_reduce_backward(
+    const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+    std::string_view reduce, bool include_self, const Tensor& result,
+    const std::array<bool, 2>& grad_input_mask);
+EMBER_API Tensor take_backward(const Tensor& grad, IntArrayRef sizes, const Tensor& index);
+EMBER_API Tensor put_self_backward(const Tensor& grad, const Tensor& index, bool accumulate);
+EMBER_API Tensor masked_select_backward(const Tensor& grad, IntArrayRef sizes, const Tensor& mask);
+EMBER_API Tensor masked_scatter_source_backward(const Tensor& grad, const Tensor& mask,
+                                                IntArrayRef source_sizes);
+EMBER_API Tensor index_backward(const Tensor& grad, IntArrayRef sizes, TensorList indices);
 EMBER_API Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index,
                                            IntArrayRef source_sizes, const Scalar& alpha);
 

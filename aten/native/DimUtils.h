@@ -32,4 +32,16 @@ inline DimVector wrap_dims(const char* op, const char* arg, IntArrayRef dims, in
   return out;
 }
 
+/// Whether dims [begin, end) of (sizes, strides) lay their elements out densely in
+/// row-major order (size-1 dims ignored): their offsets are 0, 1, 2, ...
+inline bool is_row_major_run(IntArrayRef sizes, IntArrayRef strides, size_t begin, size_t end) {
+  int64_t expected = 1;
+  for (size_t d = end; d-- > begin;) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
 }  // namespace ember::native

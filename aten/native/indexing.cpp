@@ -79,8 +79,8 @@ void index_select_into(const Tensor& self, int64_t dim, const std::vector<int64_
   const int64_t n_inner = static_cast<int64_t>(inner.size());
   const int64_t n_idx = static_cast<int64_t>(idx.size());
   const int64_t stride = strides[dim];
-  const bool inner_contiguous = n_inner == 1 || (nd - dim - 1 > 0 && strides[nd - 1] == 1 &&
-                                                 inner.back() == n_inner - 1);
+  const bool inner_contiguous = is_row_major_run(sizes, strides, static_cast<size_t>(dim + 1),
+                                                 static_cast<size_t>(nd));
   const size_t item = out.element_size();
   char* const dst = static_cast<char*>(out.data_ptr());
   const char* const src = static_cast<const char*>(self.data_ptr());
@@ -134,23 +134,29 @@ Tensor index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
   return index_select_out_cpu(self, dim, index, out);
 }
 
-Tensor& index_add__cpu(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                       const Scalar& alpha) {
-  const int64_t d = wrap_dim("index_add_", "dim", dim, self.dim());
+namespace {
+
+// self[o, index[j], i] = source[o, j, i] (copy) or += alpha * source[o, j, i] (add), in index
+// order (Note [Index loops]).
+Tensor& index_write(const char* op, Tensor& self, int64_t dim, const Tensor& index,
+                    const Tensor& source, const Scalar& alpha, bool add) {
+  const int64_t d = wrap_dim(op, "dim", dim, self.dim());
+  EMBER_CHECK_TYPE(add || index.scalar_type() == ScalarType::Long, op, "(): expected 'index' of "
+                   "dtype int64, but got ", index.scalar_type());
+  EMBER_CHECK(source.dim() == self.dim() || (source.dim() <= 1 && self.dim() <= 1), op,
+              "(): 'source' must have as many dimensions as self (", self.dim(), "), but has ",
+              source.dim());
+  EMBER_CHECK(source.scalar_type() == self.scalar_type(), op, "(): expected 'source' of dtype ",
+              self.scalar_type(), " (self's), but got ", source.scalar_type());
   const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
-  const std::vector<int64_t> idx = read_index("index_add_", index, d, size, /*index_error=*/false);
-  EMBER_CHECK(source.dim() == self.dim() || (source.dim() <= 1 && self.dim() <= 1),
-              "index_add_(): 'source' must have as many dimensions as self (", self.dim(),
-              "), but has ", source.dim());
   const DimVector ss = sizes_1d(self), rs = sizes_1d(source);
   for (size_t k = 0; k < ss.size(); ++k) {
-    const int64_t want = static_cast<int64_t>(k) == d ? static_cast<int64_t>(idx.size()) : ss[k];
-    EMBER_CHECK(rs.size() == ss.size() && rs[k] == want, "index_add_(): expected 'source' of sizes ",
-                "self's with dimension ", d, " of size ", idx.size(), " (the index's length), but "
-                "self's sizes are ", self.sizes(), " and source's ", source.sizes());
+    const int64_t want = static_cast<int64_t>(k) == d ? index.numel() : ss[k];
+    EMBER_CHECK(rs.size() == ss.size() && rs[k] == want, op, "(): expected 'source' of self's sizes "
+                "with dimension ", d, " of size ", index.numel(), " (the index's length), but self's "
+                "sizes are ", self.sizes(), " and source's ", source.sizes());
   }
-  EMBER_CHECK(source.scalar_type() == self.scalar_type(), "index_add_(): expected 'source' of dtype ",
-              self.scalar_type(), " (self's), but got ", source.scalar_type());
+  const std::vector<int64_t> idx = read_index(op, index, d, size, /*index_error=*/false);
   if (self.numel() == 0 || source.numel() == 0) return self;
   const Tensor src = source.storage().is_alias_of(self.storage()) ? source.clone() : source;
   const int64_t nd = static_cast<int64_t>(ss.size());
@@ -159,12 +165,12 @@ Tensor& index_add__cpu(Tensor& self, int64_t dim, const Tensor& index, const Ten
   const std::vector<int64_t> inner = index_offsets(ss, st, d + 1, nd);
   const std::vector<int64_t> src_outer = index_offsets(rs, rt, 0, d);
   const std::vector<int64_t> src_inner = index_offsets(rs, rt, d + 1, nd);
-  dispatch_all_types(self.scalar_type(), "index_add_", [&](auto tag) {
+  dispatch_all_types(self.scalar_type(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T a = checked_scalar_to<T>(alpha, "index_add_", "alpha");
+    const T a = add ? checked_scalar_to<T>(alpha, op, "alpha") : T(1);
     T* const dst = static_cast<T*>(self.data_ptr());
     const T* const s = static_cast<const T*>(src.data_ptr());
-    // Duplicate indices add into one row: rows go in order on one thread; the inner
+    // Repeated indices write one row: rows go in index order on one thread; the inner
     // positions are split across threads instead.
     parallel_for(0, static_cast<int64_t>(inner.size()), 4096, [&](int64_t begin, int64_t end) {
       for (size_t o = 0; o < outer.size(); ++o) {
@@ -172,8 +178,11 @@ Tensor& index_add__cpu(Tensor& self, int64_t dim, const Tensor& index, const Ten
           T* drow = dst + outer[o] + idx[j] * st[d];
           const T* srow = s + src_outer[o] + static_cast<int64_t>(j) * rt[d];
           for (int64_t i = begin; i < end; ++i) {
-            if constexpr (std::is_same_v<T, bool>) drow[inner[i]] = drow[inner[i]] || (a && srow[src_inner[i]]);
-            else drow[inner[i]] = static_cast<T>(drow[inner[i]] + a * srow[src_inner[i]]);
+            T& x = drow[inner[i]];
+            const T v = srow[src_inner[i]];
+            if (!add) x = v;
+            else if constexpr (std::is_same_v<T, bool>) x = x || (a && v);
+            else x = static_cast<T>(x + a * v);
           }
         }
       }
@@ -182,10 +191,55 @@ Tensor& index_add__cpu(Tensor& self, int64_t dim, const Tensor& index, const Ten
   return self;
 }
 
+}  // namespace
+
+Tensor& index_add__cpu(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                       const Scalar& alpha) {
+  return index_write("index_add_", self, dim, index, source, alpha, true);
+}
+
 Tensor index_add_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                      const Scalar& alpha) {
-  Tensor out = self.clone(MemoryFormat::Contiguous);
-  return index_add__cpu(out, dim, index, source, alpha);
+  Tensor out = self.clone();
+  return index_write("index_add", out, dim, index, source, alpha, true);
+}
+
+Tensor& index_copy__cpu(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return index_write("index_copy_", self, dim, index, source, 1, false);
+}
+
+Tensor index_copy_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  Tensor out = self.clone();
+  return index_write("index_copy", out, dim, index, source, 1, false);
+}
+
+Tensor& index_fill__cpu(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, "index_fill_(): only supports a 0-dimensional value tensor, but got "
+              "a tensor with ", value.dim(), " dimension(s)");
+  const int64_t d = wrap_dim("index_fill_", "dim", dim, self.dim());
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_fill_(): expected 'index' to be a vector (0-d or 1-d), "
+                    "but it has ", index.dim(), " dimensions");
+  DimVector sizes = sizes_1d(self);
+  sizes[d] = index.numel();
+  const Tensor v = value.to(self.scalar_type());
+  const Tensor source = v.reshape(DimVector(sizes.size(), 1)).expand(sizes);
+  return index_write("index_fill_", self, d, index, self.dim() == 0 ? v.expand(index.sizes()) : source, 1, false);
+}
+
+Tensor& index_fill__cpu(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor v = ember::empty({}, TensorOptions().dtype(self.scalar_type()));
+  v.fill_(value);
+  return index_fill__cpu(self, dim, index, v);
+}
+
+Tensor index_fill_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  Tensor out = self.clone();
+  return index_fill__cpu(out, dim, index, value);
+}
+
+Tensor index_fill_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor out = self.clone();
+  return index_fill__cpu(out, dim, index, value);
 }
 
 // ---- repeat_interleave (composite) ------------------------------------------------------

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "aten/Print.h"
+#include "aten/TensorIndexing.h"
 #include "aten/autograd/Variable.h"
 #include "python/csrc/Autograd.h"
 #include "c10/util/Exception.h"
@@ -405,6 +406,111 @@ Py_ssize_t mp_length(PyObject* self) {
   EMBER_PY_END(-1)
 }
 
+// ---- t[key] and t[key] = value (Note [Indexing] in aten/TensorIndexing.h) ----------------
+
+indexing::TensorIndex to_index(PyObject* o) {
+  if (o == Py_None) return indexing::None;
+  if (o == Py_Ellipsis) return indexing::Ellipsis;
+  if (PyBool_Check(o)) return o == Py_True;
+  if (is_tensor(o)) return unpack(o);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    EMBER_CHECK_INDEX(overflow == 0, "index is too large to fit in int64");
+    return static_cast<int64_t>(v);
+  }
+  if (PySlice_Check(o)) {
+    auto* s = reinterpret_cast<PySliceObject*>(o);
+    auto bound = [](PyObject* b) -> std::optional<int64_t> {
+      if (b == Py_None) return std::nullopt;
+      PyObject* i = PyNumber_Index(b);
+      if (!i) throw PythonError();
+      const long long v = PyLong_AsLongLong(i);
+      Py_DECREF(i);
+      if (v == -1 && PyErr_Occurred()) throw PythonError();
+      return static_cast<int64_t>(v);
+    };
+    return indexing::Slice(bound(s->start), bound(s->stop), bound(s->step));
+  }
+  if (PyIndex_Check(o) && !is_numpy_array(o)) {  // numpy integers and other __index__ objects
+    PyObject* i = PyNumber_Index(o);
+    if (!i) throw PythonError();
+    const long long v = PyLong_AsLongLong(i);
+    Py_DECREF(i);
+    if (v == -1 && PyErr_Occurred()) throw PythonError();
+    return static_cast<int64_t>(v);
+  }
+  if (PySequence_Check(o) || is_numpy_array(o)) {  // a list or array of indices or bools
+    return tensor_from_python(o, std::nullopt, std::nullopt);
+  }
+  EMBER_THROW(IndexError, "only integers, slices (`:`), ellipsis (`...`), None and long or bool "
+              "tensors are valid indices (got ", Py_TYPE(o)->tp_name, ")");
+}
+
+// PyTorch's (and old NumPy's) rule: a short list holding a sequence, slice, None, Ellipsis
+// or tensor is a tuple of indices (x[[[0, 1]]] is x[[0, 1]]); any other list is an index.
+bool sequence_as_tuple(PyObject* key) {
+  if (!PyList_Check(key)) return false;
+  const Py_ssize_t n = PyList_GET_SIZE(key);
+  if (n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* o = PyList_GET_ITEM(key, i);
+    if (o == Py_None || o == Py_Ellipsis || PySlice_Check(o) || is_tensor(o) ||
+        (PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<indexing::TensorIndex> to_indices(PyObject* key) {
+  std::vector<indexing::TensorIndex> out;
+  if (sequence_as_tuple(key)) {
+    const Py_ssize_t n = PyList_GET_SIZE(key);
+    for (Py_ssize_t i = 0; i < n; ++i) out.push_back(to_index(PyList_GET_ITEM(key, i)));
+  } else if (PyTuple_Check(key)) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(key);
+    for (Py_ssize_t i = 0; i < n; ++i) out.push_back(to_index(PyTuple_GET_ITEM(key, i)));
+  } else {
+    out.push_back(to_index(key));
+  }
+  return out;
+}
+
+PyObject* mp_subscript(PyObject* self, PyObject* key) {
+  EMBER_PY_BEGIN
+  const std::vector<indexing::TensorIndex> idx = to_indices(key);
+  return wrap(indexing::get(self_t(self), ArrayRef<indexing::TensorIndex>(idx.data(), idx.size())));
+  EMBER_PY_END(nullptr)
+}
+
+int mp_ass_subscript(PyObject* self, PyObject* key, PyObject* value) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK_TYPE(value != nullptr, "'Tensor' object does not support item deletion");
+  const std::vector<indexing::TensorIndex> idx = to_indices(key);
+  const ArrayRef<indexing::TensorIndex> ref(idx.data(), idx.size());
+  const Tensor& t = self_t(self);
+  if (is_tensor(value)) {
+    indexing::set(t, ref, unpack(value));
+  } else if (PyBool_Check(value)) {
+    indexing::set(t, ref, Scalar(value == Py_True));
+  } else if (PyLong_Check(value)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    EMBER_CHECK(overflow == 0, "value cannot be converted to type int64 without overflow");
+    indexing::set(t, ref, Scalar(static_cast<int64_t>(v)));
+  } else if (PyFloat_Check(value)) {
+    indexing::set(t, ref, Scalar(PyFloat_AS_DOUBLE(value)));
+  } else if (PyComplex_Check(value)) {
+    indexing::set(t, ref, Scalar(std::complex<double>(PyComplex_RealAsDouble(value),
+                                                      PyComplex_ImagAsDouble(value))));
+  } else {
+    indexing::set(t, ref, tensor_from_python(value, t.scalar_type(), std::nullopt));
+  }
+  return 0;
+  EMBER_PY_END(-1)
+}
+
 PyNumberMethods tensor_as_number = {};
 PyMappingMethods tensor_as_mapping = {};
 std::vector<PyMethodDef> all_methods;
@@ -421,6 +527,8 @@ void init_tensor_type(PyObject* module, PyMethodDef* extra) {
   tensor_as_number.nb_int = nb_int;
   tensor_as_number.nb_index = nb_index;
   tensor_as_mapping.mp_length = mp_length;
+  tensor_as_mapping.mp_subscript = mp_subscript;
+  tensor_as_mapping.mp_ass_subscript = mp_ass_subscript;
 
   PyTypeObject& t = TensorBaseType;
   t.tp_basicsize = sizeof(PyTensor);

@@ -229,6 +229,12 @@ def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np
         a = rng.integers(0, 4, shape)
     elif kind == "big":  # indices past the end of a dimension of size 3 or 4
         a = rng.integers(5, 9, shape)
+    elif kind == "huge":  # indices past the end of 12 elements (either side)
+        a = rng.choice([-20, -13, 12, 15], shape)
+    elif kind == "wrap":  # indices from the end too
+        a = rng.integers(-3, 3, shape)
+    elif kind == "distinct":  # no index twice (writes whose order would matter)
+        a = rng.permutation(int(np.prod(shape))).reshape(shape)
     elif kind in ("weights", "negweights"):
         a = rng.integers(0, 4, shape).astype(np.float64)
     elif dtype == "bool":
