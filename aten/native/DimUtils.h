@@ -32,6 +32,19 @@ inline DimVector wrap_dims(const char* op, const char* arg, IntArrayRef dims, in
   return out;
 }
 
+/// Refuses a tensor to be written whose elements share memory (a stride-0 dim of size > 1),
+/// with PyTorch's message.
+inline void check_no_internal_overlap(const char* op, IntArrayRef sizes, IntArrayRef strides) {
+  for (int64_t s : sizes) {
+    if (s == 0) return;  // no elements
+  }
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    EMBER_CHECK(sizes[d] < 2 || strides[d] != 0, op, "(): unsupported operation: more than one "
+                "element of the written-to tensor refers to a single memory location. Please "
+                "clone() the tensor before performing the operation.");
+  }
+}
+
 /// Whether dims [begin, end) of (sizes, strides) lay their elements out densely in
 /// row-major order (size-1 dims ignored): their offsets are 0, 1, 2, ...
 inline bool is_row_major_run(IntArrayRef sizes, IntArrayRef strides, size_t begin, size_t end) {

@@ -160,10 +160,11 @@ Tensor index_cpu(const Tensor& self, TensorList indices) {
 
 Tensor& index_put__cpu(Tensor& self, TensorList indices, const Tensor& values, bool accumulate) {
   EMBER_CHECK_INDEX(!indices.empty(), "index_put_(): expected at least one index tensor");
+  check_no_internal_overlap("index_put_", self.sizes(), self.strides());
+  const IndexPlan p = plan_index("index_put_", self, indices);
   EMBER_CHECK(values.scalar_type() == self.scalar_type(), "index_put_(): requires the source and "
               "destination dtypes to match, got ", self.scalar_type(), " for the destination and ",
               values.scalar_type(), " for the source");
-  const IndexPlan p = plan_index("index_put_", self, indices);
   const DimVector shape = result_shape(p);
   {
     bool ok = values.dim() <= static_cast<int64_t>(shape.size());

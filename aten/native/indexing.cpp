@@ -118,6 +118,7 @@ Tensor& index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor& inde
   DimVector sizes(self.sizes());
   if (self.dim() > 0) sizes[d] = static_cast<int64_t>(idx.size());
   resize_out(out, sizes);
+  check_no_internal_overlap("index_select", out.sizes(), out.strides());
   if (out.numel() == 0) return out;
   if (out.is_contiguous() && !out.storage().is_alias_of(self.storage())) {
     index_select_into(self, d, idx, out);
@@ -139,10 +140,15 @@ namespace {
 // self[o, index[j], i] = source[o, j, i] (copy) or += alpha * source[o, j, i] (add), in index
 // order (Note [Index loops]).
 Tensor& index_write(const char* op, Tensor& self, int64_t dim, const Tensor& index,
-                    const Tensor& source, const Scalar& alpha, bool add) {
+                    const Tensor& source, const Scalar& alpha, bool add, bool index_error = false) {
+  check_no_internal_overlap(op, self.sizes(), self.strides());
   const int64_t d = wrap_dim(op, "dim", dim, self.dim());
-  EMBER_CHECK_TYPE(add || index.scalar_type() == ScalarType::Long, op, "(): expected 'index' of "
-                   "dtype int64, but got ", index.scalar_type());
+  if (!add && index_error) {
+    EMBER_CHECK_INDEX(index.scalar_type() == ScalarType::Long, op, "(): expected 'index' of dtype "
+                      "int64, but got ", index.scalar_type());
+  }
+  EMBER_CHECK(add || index.scalar_type() == ScalarType::Long, op, "(): expected 'index' of dtype "
+              "int64, but got ", index.scalar_type());
   EMBER_CHECK(source.dim() == self.dim() || (source.dim() <= 1 && self.dim() <= 1), op,
               "(): 'source' must have as many dimensions as self (", self.dim(), "), but has ",
               source.dim());
@@ -152,11 +158,16 @@ Tensor& index_write(const char* op, Tensor& self, int64_t dim, const Tensor& ind
   const DimVector ss = sizes_1d(self), rs = sizes_1d(source);
   for (size_t k = 0; k < ss.size(); ++k) {
     const int64_t want = static_cast<int64_t>(k) == d ? index.numel() : ss[k];
-    EMBER_CHECK(rs.size() == ss.size() && rs[k] == want, op, "(): expected 'source' of self's sizes "
-                "with dimension ", d, " of size ", index.numel(), " (the index's length), but self's "
-                "sizes are ", self.sizes(), " and source's ", source.sizes());
+    if (rs.size() == ss.size() && rs[k] == want) continue;
+    if (index_error && static_cast<int64_t>(k) == d) {
+      EMBER_THROW(IndexError, op, "(): the number of indices (", index.numel(), ") should be equal "
+                  "to source.size(dim) (", rs[k], ")");
+    }
+    EMBER_THROW(Error, op, "(): expected 'source' of self's sizes with dimension ", d, " of size ",
+                index.numel(), " (the index's length), but self's sizes are ", self.sizes(),
+                " and source's ", source.sizes());
   }
-  const std::vector<int64_t> idx = read_index(op, index, d, size, /*index_error=*/false);
+  const std::vector<int64_t> idx = read_index(op, index, d, size, index_error);
   if (self.numel() == 0 || source.numel() == 0) return self;
   const Tensor src = source.storage().is_alias_of(self.storage()) ? source.clone() : source;
   const int64_t nd = static_cast<int64_t>(ss.size());
@@ -200,17 +211,19 @@ Tensor& index_add__cpu(Tensor& self, int64_t dim, const Tensor& index, const Ten
 
 Tensor index_add_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                      const Scalar& alpha) {
-  Tensor out = self.clone();
+  Tensor out = self.clone(MemoryFormat::Contiguous);
   return index_write("index_add", out, dim, index, source, alpha, true);
 }
 
 Tensor& index_copy__cpu(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  return index_write("index_copy_", self, dim, index, source, 1, false);
+  EMBER_CHECK(index.scalar_type() == ScalarType::Long, "index_copy_(): expected 'index' of dtype "
+              "int64, but got ", index.scalar_type());
+  return index_write("index_copy_", self, dim, index, source, 1, false, /*index_error=*/true);
 }
 
 Tensor index_copy_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  Tensor out = self.clone();
-  return index_write("index_copy", out, dim, index, source, 1, false);
+  Tensor out = self.clone(MemoryFormat::Contiguous);
+  return index_copy__cpu(out, dim, index, source);
 }
 
 Tensor& index_fill__cpu(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
@@ -223,7 +236,8 @@ Tensor& index_fill__cpu(Tensor& self, int64_t dim, const Tensor& index, const Te
   sizes[d] = index.numel();
   const Tensor v = value.to(self.scalar_type());
   const Tensor source = v.reshape(DimVector(sizes.size(), 1)).expand(sizes);
-  return index_write("index_fill_", self, d, index, self.dim() == 0 ? v.expand(index.sizes()) : source, 1, false);
+  return index_write("index_fill_", self, d, index, self.dim() == 0 ? v.expand(index.sizes()) : source, 1,
+                     false, /*index_error=*/true);
 }
 
 Tensor& index_fill__cpu(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {

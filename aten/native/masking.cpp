@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "aten/native/DimUtils.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/RangeFactories.h"
@@ -98,6 +99,7 @@ Tensor& masked_select_out_cpu(const Tensor& self, const Tensor& mask, Tensor& ou
   check_mask("masked_select", mask);
   EMBER_CHECK(out.scalar_type() == self.scalar_type(), "masked_select(): expected 'out' of dtype ",
               self.scalar_type(), " (self's), but got ", out.scalar_type());
+  check_no_internal_overlap("masked_select", out.sizes(), out.strides());
   const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
   const Tensor m = mask.expand(shape).contiguous();
   const Tensor s = self.expand(shape).contiguous();
@@ -175,10 +177,15 @@ Tensor& nonzero_out_cpu(const Tensor& self, Tensor& out) {
   const std::vector<int64_t> bounds = chunk_bounds(m.numel());
   const std::vector<int64_t> prefix = mask_prefix(mp, bounds);
   const int64_t total = prefix.back();
-  resize_out(out, {total, nd});
+  // PyTorch's layout: coordinates of one dim are contiguous (strides (1, N)), from a
+  // row-major [dim, N] buffer.
+  if (out.sizes() != IntArrayRef({total, nd})) {
+    out.impl()->resize({nd, total});
+    out.impl()->set_sizes_and_strides({total, nd}, {1, total}, out.storage_offset());
+  }
+  check_no_internal_overlap("nonzero", out.sizes(), out.strides());
   if (total == 0 || nd == 0) return out;
-  const bool fresh = out.is_contiguous() && !out.storage().is_alias_of(self.storage());
-  Tensor dst = fresh ? out : ember::empty({total, nd}, TensorOptions().dtype(ScalarType::Long));
+  Tensor dst = ember::empty({total, nd}, TensorOptions().dtype(ScalarType::Long));
   int64_t* op = static_cast<int64_t*>(dst.data_ptr());
   const IntArrayRef sizes = self.sizes();
   parallel_for(0, static_cast<int64_t>(bounds.size()) - 1, 1, [&](int64_t b, int64_t e) {
@@ -200,7 +207,7 @@ Tensor& nonzero_out_cpu(const Tensor& self, Tensor& out) {
       }
     }
   });
-  if (!fresh) out.copy_(dst);
+  out.copy_(dst);
   return out;
 }
 

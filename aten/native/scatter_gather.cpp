@@ -33,8 +33,8 @@ DimVector strides_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : Dim
 // and, except along dim, is no larger than self (and src, for scatter).
 void check_index_shape(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
                        const Tensor* src) {
-  EMBER_CHECK_TYPE(index.scalar_type() == ScalarType::Long, op, "(): expected 'index' of dtype "
-                   "int64, but got ", index.scalar_type());
+  EMBER_CHECK(index.scalar_type() == ScalarType::Long || index.scalar_type() == ScalarType::Int, op,
+              "(): expected 'index' of dtype int64 or int32, but got ", index.scalar_type());
   const DimVector ss = sizes_1d(self), is = sizes_1d(index);
   EMBER_CHECK(std::max<int64_t>(index.dim(), 1) == std::max<int64_t>(self.dim(), 1), op,
               "(): 'index' must have the same number of dimensions as self (", self.dim(),
@@ -117,7 +117,9 @@ Tensor& gather_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, boo
   EMBER_CHECK(out.scalar_type() == self.scalar_type(), "gather(): expected 'out' of dtype ",
               self.scalar_type(), " (self's), but got ", out.scalar_type());
   check_index_values("gather", index, d, sizes_1d(self)[d]);
+  const Tensor index64 = index.to(ScalarType::Long);
   resize_out(out, index.sizes());
+  check_no_internal_overlap("gather", out.sizes(), out.strides());
   if (index.numel() == 0) return out;
   const bool fresh = !out.storage().is_alias_of(self.storage()) && !out.storage().is_alias_of(index.storage());
   Tensor dst = fresh ? out : ember::empty(index.sizes(), TensorOptions().dtype(self.scalar_type()));
@@ -125,7 +127,7 @@ Tensor& gather_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, boo
   char* o = static_cast<char*>(dst.data_ptr());
   dispatch_by_size(self.element_size(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    scatter_gather_loop(self, d, index, dst, true, [&](int64_t s, int64_t w) {
+    scatter_gather_loop(self, d, index64, dst, true, [&](int64_t s, int64_t w) {
       reinterpret_cast<T*>(o)[w] = reinterpret_cast<const T*>(src)[s];
     });
   });
@@ -146,8 +148,8 @@ Reduce parse_reduce(std::string_view r) {
   if (r == "sum") return Reduce::Sum;
   if (r == "prod") return Reduce::Prod;
   if (r == "mean") return Reduce::Mean;
-  if (r == "amax") return Reduce::Max;
-  if (r == "amin") return Reduce::Min;
+  if (r == "amax" || r == "max") return Reduce::Max;  // PyTorch accepts max and min too
+  if (r == "amin" || r == "min") return Reduce::Min;
   EMBER_THROW(Error, "scatter_reduce(): expected 'reduce' to be sum, prod, mean, amax or amin, but got '",
               r, "'");
 }
@@ -156,14 +158,16 @@ Reduce parse_reduce(std::string_view r) {
 // broadcast (stride 0) to index's shape.
 void scatter_into(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                   Reduce reduce) {
+  check_no_internal_overlap(op, self.sizes(), self.strides());
   if (index.numel() == 0 || self.numel() == 0) return;
   Tensor source = src;
   if (src.storage().is_alias_of(self.storage())) source = src.clone();
+  const Tensor index64 = index.to(ScalarType::Long);
   dispatch_all_types(self.scalar_type(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* const dst = static_cast<T*>(self.data_ptr());
     const T* const s = static_cast<const T*>(source.data_ptr());
-    scatter_gather_loop(self, dim, index, source, false, [&](int64_t at, int64_t from) {
+    scatter_gather_loop(self, dim, index64, source, false, [&](int64_t at, int64_t from) {
       T& x = dst[at];
       const T v = s[from];
       switch (reduce) {
@@ -222,12 +226,12 @@ Tensor& scatter__cpu(Tensor& self, int64_t dim, const Tensor& index, const Scala
 }
 
 Tensor scatter_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = self.clone();
+  Tensor out = self.clone(MemoryFormat::Contiguous);
   return scatter_checked("scatter", out, dim, index, src, Reduce::None, false);
 }
 
 Tensor scatter_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  Tensor out = self.clone();
+  Tensor out = self.clone(MemoryFormat::Contiguous);
   return scatter_checked("scatter", out, dim, index, value_tensor(self, value, "scatter"), Reduce::None, true);
 }
 
@@ -236,7 +240,7 @@ Tensor& scatter_add__cpu(Tensor& self, int64_t dim, const Tensor& index, const T
 }
 
 Tensor scatter_add_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = self.clone();
+  Tensor out = self.clone(MemoryFormat::Contiguous);
   return scatter_checked("scatter_add", out, dim, index, src, Reduce::Sum, false);
 }
 
@@ -288,7 +292,7 @@ Tensor& scatter_reduce__cpu(Tensor& self, int64_t dim, const Tensor& index, cons
 
 Tensor scatter_reduce_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                           std::string_view reduce, bool include_self) {
-  Tensor out = self.clone();
+  Tensor out = self.clone(MemoryFormat::Contiguous);
   return scatter_reduce__cpu(out, dim, index, src, reduce, include_self);
 }
 
@@ -298,8 +302,8 @@ namespace {
 
 // index with negative values wrapped, checked against n (IndexError, as PyTorch's take/put).
 Tensor flat_index(const char* op, const Tensor& index, int64_t n) {
-  EMBER_CHECK_TYPE(index.scalar_type() == ScalarType::Long, op, "(): expected 'index' of dtype "
-                   "int64, but got ", index.scalar_type());
+  EMBER_CHECK(index.scalar_type() == ScalarType::Long, op, "(): expected 'index' of dtype int64, "
+              "but got ", index.scalar_type());
   const Tensor flat = index.reshape({-1});
   if (flat.numel() == 0) return flat;
   const Tensor bad = ember::logical_or(flat.lt(-n), flat.ge(n));
@@ -323,7 +327,8 @@ Tensor take_cpu(const Tensor& self, const Tensor& index) {
 Tensor& put__cpu(Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
   EMBER_CHECK(source.scalar_type() == self.scalar_type(), "put_(): expected 'source' of dtype ",
               self.scalar_type(), " (self's), but got ", source.scalar_type());
-  EMBER_CHECK(source.numel() == index.numel(), "put_(): expected 'source' and 'index' to have the "
+  check_no_internal_overlap("put_", self.sizes(), self.strides());
+  EMBER_CHECK_INDEX(source.numel() == index.numel(), "put_(): expected 'source' and 'index' to have the "
               "same number of elements, but got ", source.numel(), " and ", index.numel());
   const Tensor idx = flat_index("put_", index, self.numel());
   if (idx.numel() == 0) return self;
@@ -348,9 +353,9 @@ Tensor put_cpu(const Tensor& self, const Tensor& index, const Tensor& source, bo
 }
 
 Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
-  EMBER_CHECK_TYPE(indices.scalar_type() == ScalarType::Long, "take_along_dim(): expected 'indices' "
-                   "of dtype int64, but got ", indices.scalar_type());
   if (!dim) return ember::reshape(self, {-1}).gather(0, ember::reshape(indices, {-1}));
+  EMBER_CHECK(indices.scalar_type() == ScalarType::Long, "take_along_dim(): expected 'indices' of "
+              "dtype int64, but got ", indices.scalar_type());
   EMBER_CHECK(self.dim() == indices.dim(), "take_along_dim(): 'indices' must have the same number of "
               "dimensions as self (", self.dim(), "), but has ", indices.dim());
   const int64_t d = wrap_dim("take_along_dim", "dim", *dim, self.dim());

@@ -12,7 +12,7 @@ import torch
 
 import ember
 
-N_CASES = 2500
+N_CASES = 4000
 
 
 def make_base(rng, shape, layout):
