@@ -1,4 +1,5 @@
 // Copy and conversion ops written with other ops: zero_, clone, contiguous, to, item.
+#include "aten/native/MemoryFormats.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
@@ -6,11 +7,10 @@
 namespace ember::native {
 namespace {
 
-void check_memory_format(const char* op, MemoryFormat memory_format) {
-  EMBER_CHECK_NOT_IMPLEMENTED(
-      memory_format == MemoryFormat::Contiguous || memory_format == MemoryFormat::Preserve, op,
-      "(): only memory_format=torch.contiguous_format and torch.preserve_format are supported "
-      "so far");
+void check_memory_format(const char* op, const Tensor& self, MemoryFormat memory_format) {
+  if (memory_format == MemoryFormat::ChannelsLast || memory_format == MemoryFormat::ChannelsLast3d) {
+    check_channels_last_rank(op, memory_format, static_cast<size_t>(self.dim()));
+  }
 }
 
 }  // namespace
@@ -21,7 +21,7 @@ Tensor& zero_(Tensor& self) {
 }
 
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
-  check_memory_format("clone", memory_format.value_or(MemoryFormat::Preserve));
+  check_memory_format("clone", self, memory_format.value_or(MemoryFormat::Preserve));
   Tensor out = ember::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                                  memory_format);
   out.copy_(self);
@@ -32,15 +32,18 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   EMBER_CHECK_VALUE(memory_format != MemoryFormat::Preserve,
                     "contiguous(): expected 'memory_format' to name a layout, but got "
                     "torch.preserve_format");
-  check_memory_format("contiguous", memory_format);
-  if (self.is_contiguous()) return self;
-  return self.clone(MemoryFormat::Contiguous);
+  check_memory_format("contiguous", self, memory_format);
+  if (memory_format == MemoryFormat::Contiguous ? self.is_contiguous()
+                                                : is_contiguous_in(self.sizes(), self.strides(), memory_format)) {
+    return self;
+  }
+  return self.clone(memory_format);
 }
 
 Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy,
           std::optional<MemoryFormat> memory_format) {
   const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
-  check_memory_format("to", format);
+  check_memory_format("to", self, format);
   // As PyTorch: no copy when nothing changes. (Asking for contiguous_format does not force a
   // copy of a non-contiguous tensor either: PyTorch compares the suggested format, which is
   // contiguous_format for every layout Ember has.)

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "aten/native/Dispatch.h"
+#include "aten/native/MemoryFormats.h"
 #include "aten/native/RangeFactories.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
@@ -134,9 +135,15 @@ void check_empty_args(std::optional<Layout> layout, std::optional<MemoryFormat> 
   EMBER_CHECK(!memory_format || *memory_format != MemoryFormat::Preserve,
               "empty(): expected 'memory_format' other than preserve_format (there is no input "
               "whose format to preserve), but got preserve_format");
-  EMBER_CHECK_NOT_IMPLEMENTED(!memory_format || *memory_format == MemoryFormat::Contiguous,
-                              "empty(): only memory_format=torch.contiguous_format is supported "
-                              "so far");
+}
+
+// A new tensor of `size` in memory_format (contiguous unless channels_last or _3d).
+Tensor empty_in_format(IntArrayRef size, ScalarType dtype, Device device, DispatchKeySet keys,
+                       std::optional<MemoryFormat> memory_format) {
+  const MemoryFormat f = memory_format.value_or(MemoryFormat::Contiguous);
+  if (f == MemoryFormat::Contiguous) return empty_with_keys(size, dtype, device, keys);
+  native::check_channels_last_rank("empty", f, size.size());
+  return empty_strided_with_keys(size, native::strides_for(size, f), dtype, device, keys);
 }
 
 }  // namespace
@@ -148,7 +155,8 @@ Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optiona
                  std::optional<MemoryFormat> memory_format) {
   check_empty_args(layout, memory_format);
   static const DispatchKeySet cpu_keys = tensor_key_set(Device(DeviceType::CPU));
-  return empty_with_keys(size, dtype.value_or(get_default_dtype()), Device(DeviceType::CPU), cpu_keys);
+  return empty_in_format(size, dtype.value_or(get_default_dtype()), Device(DeviceType::CPU), cpu_keys,
+                         memory_format);
 }
 
 Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -156,8 +164,8 @@ Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::option
                   std::optional<MemoryFormat> memory_format) {
   check_empty_args(layout, memory_format);
   static const DispatchKeySet meta_keys = tensor_key_set(Device(DeviceType::Meta));
-  return empty_with_keys(size, dtype.value_or(get_default_dtype()), Device(DeviceType::Meta),
-                         meta_keys);
+  return empty_in_format(size, dtype.value_or(get_default_dtype()), Device(DeviceType::Meta), meta_keys,
+                         memory_format);
 }
 
 Tensor empty_strided_cpu(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
@@ -186,10 +194,6 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
       "empty_like(): only strided tensors are supported so far, but got layout ",
       layout.value_or(self.layout()));
   const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
-  EMBER_CHECK_NOT_IMPLEMENTED(
-      format == MemoryFormat::Preserve || format == MemoryFormat::Contiguous,
-      "empty_like(): only memory_format=torch.contiguous_format and torch.preserve_format are "
-      "supported so far");
   const ScalarType dt = dtype.value_or(self.scalar_type());
   const Device dev = device.value_or(self.device());
   // preserve_format keeps a dense tensor's strides (a transposed input gives a transposed
@@ -197,7 +201,16 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
   if (format == MemoryFormat::Preserve && is_non_overlapping_and_dense(self)) {
     return ember::empty_strided(self.sizes(), self.strides(), dt, Layout::Strided, dev, pin_memory);
   }
-  return ember::empty(self.sizes(), dt, Layout::Strided, dev, pin_memory, MemoryFormat::Contiguous);
+  // preserve_format of a non-dense tensor laid out channels-last gives channels_last (PyTorch's
+  // suggest_memory_format).
+  MemoryFormat f = format;
+  if (f == MemoryFormat::Preserve) {
+    f = self.dim() == 4 && native::is_contiguous_in(self.sizes(), self.strides(), MemoryFormat::ChannelsLast) &&
+                !self.is_contiguous()
+            ? MemoryFormat::ChannelsLast
+            : MemoryFormat::Contiguous;
+  }
+  return ember::empty(self.sizes(), dt, Layout::Strided, dev, pin_memory, f);
 }
 
 Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,

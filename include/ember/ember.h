@@ -2,6 +2,7 @@
 /// Ember's public C++ API: tensors, the dispatcher, the registration API and operators.
 
 #include "aten/Print.h"
+#include "aten/TensorIndexing.h"
 #include "aten/TensorFactories.h"
 #include "aten/TensorOperators.h"
 #include "aten/autograd/Autograd.h"

@@ -4,6 +4,7 @@
 
 #include "aten/Print.h"
 #include "aten/TensorIndexing.h"
+#include "aten/native/MemoryFormats.h"
 #include "aten/autograd/Variable.h"
 #include "python/csrc/Autograd.h"
 #include "c10/util/Exception.h"
@@ -266,8 +267,10 @@ PyObject* m_is_contiguous(PyObject* self, PyObject* args, PyObject* kwargs) {
     EMBER_CHECK_TYPE(is_memory_format(mf), "is_contiguous(): expected 'memory_format' to be an "
                      "ember.memory_format, but got ", Py_TYPE(mf)->tp_name);
     const MemoryFormat m = reinterpret_cast<PyMemoryFormat*>(mf)->memory_format;
-    EMBER_CHECK_NOT_IMPLEMENTED(m == MemoryFormat::Contiguous || m == MemoryFormat::Preserve,
-                                "is_contiguous(): only ember.contiguous_format is supported yet");
+    EMBER_CHECK(m != MemoryFormat::Preserve, "is_contiguous(): memory format preserve_format is "
+                "not supported");
+    const Tensor& t = self_t(self);
+    return PyBool_FromLong(native::is_contiguous_in(t.sizes(), t.strides(), m));
   }
   return PyBool_FromLong(self_t(self).impl()->is_contiguous());
   EMBER_PY_END(nullptr)

@@ -21,7 +21,9 @@ for _name in dir(_C._functions):
 del _name
 _install_operators(Tensor)
 
-from ember.functional import atleast_1d, atleast_2d, atleast_3d, split  # noqa: E402,F401
+from ember.functional import (  # noqa: E402,F401
+    atleast_1d, atleast_2d, atleast_3d, cartesian_prod, meshgrid, split, unique, unique_consecutive,
+)
 from ember._creation import (  # noqa: E402,F401
     allclose, as_tensor, equal, initial_seed, is_floating_point, is_complex, is_tensor,
     manual_seed, numel, seed, set_printoptions, tensor,

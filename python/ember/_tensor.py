@@ -314,6 +314,16 @@ class Tensor(_C.TensorBase):
             return self.split_with_sizes(split_size, dim)
         return _C.TensorBase.split(self, split_size, dim)
 
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+        """ember.unique(self, ...)."""
+        from ember.functional import unique
+        return unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """ember.unique_consecutive(self, ...)."""
+        from ember.functional import unique_consecutive
+        return unique_consecutive(self, return_inverse, return_counts, dim)
+
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")

@@ -37,3 +37,49 @@ def atleast_2d(*tensors):
 def atleast_3d(*tensors):
     """Each tensor viewed with at least 3 dimensions (N becomes 1 x N x 1, M x N becomes M x N x 1)."""
     return _atleast(_C._functions.atleast_3d, tensors)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """The distinct elements of input (or its distinct slices along dim), sorted; with
+    return_inverse the index of each element's value, with return_counts each value's count."""
+    if dim is None:
+        values, inverse, counts = _C._functions._unique2(input, sorted, return_inverse, return_counts)
+    else:
+        values, inverse, counts = _C._functions.unique_dim(input, dim, sorted, return_inverse, return_counts)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """input without consecutive repeats (of elements, or of slices along dim)."""
+    values, inverse, counts = _C._functions.unique_consecutive(input, return_inverse, return_counts, dim)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_result(values, inverse, counts, return_inverse, return_counts):
+    if return_inverse and return_counts:
+        return values, inverse, counts
+    if return_inverse:
+        return values, inverse
+    if return_counts:
+        return values, counts
+    return values
+
+
+def meshgrid(*tensors, indexing=None):
+    """Grids from 1-d tensors ('ij' indexing by default, as PyTorch's; 'xy' swaps the first two)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return tuple(_C._functions.meshgrid(list(tensors), indexing=indexing or "ij"))
+
+
+__all__ += ["unique", "unique_consecutive", "meshgrid"]
+
+
+def cartesian_prod(*tensors):
+    """The cartesian product of 1-d tensors, one combination per row."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return _C._functions.cartesian_prod(list(tensors))
+
+
+__all__ += ["cartesian_prod"]

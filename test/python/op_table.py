@@ -233,6 +233,12 @@ def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np
         a = rng.choice([-20, -13, 12, 15], shape)
     elif kind == "wrap":  # indices from the end too
         a = rng.integers(-3, 3, shape)
+    elif kind == "sorted":  # ascending along the last dim, with repeats
+        a = np.sort(rng.integers(-4, 5, shape), axis=-1) if len(shape) else rng.integers(-4, 5, shape)
+    elif kind == "perm":  # a permutation of -2..n-3 (sorted by the "argsort" index kind)
+        a = np.asarray([3, -1, 0, 2, -2][:int(np.prod(shape))]).reshape(shape)
+    elif kind == "argsort":  # the order that sorts "perm"
+        a = np.argsort(np.asarray([3, -1, 0, 2, -2][:int(np.prod(shape))])).reshape(shape)
     elif kind == "distinct":  # no index twice (writes whose order would matter)
         a = rng.permutation(int(np.prod(shape))).reshape(shape)
     elif kind in ("weights", "negweights"):
@@ -363,7 +369,7 @@ NAME_POOLS: dict[str, list] = {
 }
 TYPE_POOLS: dict[str, list] = {
     "Tensor": [], "Scalar": [2, -1.5, True], "int": [2], "SymInt": [2], "float": [0.5],
-    "int?": [None], "SymInt?": [None], "bool": [False, True], "int[]": [(2, 3)], "SymInt[]": [(2, 3)],
+    "int?": [None], "SymInt?": [None], "str?": [None], "Tensor?": [None], "bool": [False, True], "int[]": [(2, 3)], "SymInt[]": [(2, 3)],
     "Layout?": [Lay("strided")],
     "Device?": [Dev("cpu"), Dev("cpu", as_object=True), Dev("meta")], "bool?": [False],
     "MemoryFormat?": [Fmt("contiguous_format"), Fmt("preserve_format")],

@@ -1,0 +1,708 @@
+// Sorting and selection along a dimension: sort, topk, kthvalue, median, nanmedian, mode;
+// unique (sorted, by slices, consecutive); searchsorted and bucketize; histc, bincount.
+//
+// Note [Slice loops]: each op works on the 1-d slices of self along `dim`. The offsets of
+// every slice's first element are listed once (all dims but dim), and slices are handed
+// out across threads. Within a slice, elements are (value, index) pairs compared by value
+// (NaN above everything, as PyTorch orders them) and then by index, so every order is
+// total: sort is stable, and ties in topk/kthvalue/median resolve to the lowest index.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <vector>
+
+#include "aten/TensorOperators.h"
+#include "aten/native/DimUtils.h"
+#include "aten/native/Dispatch.h"
+#include "aten/native/Parallel.h"
+#include "aten/native/RangeFactories.h"
+#include "ember/generated/Functions.h"
+#include "ember/generated/NativeFunctions.h"
+#include "c10/core/Threads.h"
+#include "c10/util/Exception.h"
+
+namespace ember::native {
+namespace {
+
+// Offsets of the first element of every slice along dim (row-major over the other dims).
+std::vector<int64_t> slice_starts(IntArrayRef sizes, IntArrayRef strides, int64_t dim) {
+  std::vector<int64_t> offsets{0};
+  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
+    if (d == dim) continue;
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * static_cast<size_t>(sizes[d]));
+    for (int64_t o : offsets) {
+      for (int64_t i = 0; i < sizes[d]; ++i) next.push_back(o + i * strides[d]);
+    }
+    offsets.swap(next);
+  }
+  return offsets;
+}
+
+DimVector sizes_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes()); }
+DimVector strides_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.strides()); }
+
+template <class T>
+using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+template <class T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else return false;
+}
+
+template <class T>
+struct Pair {
+  Acc<T> v;
+  int64_t i;
+};
+
+// Ascending (NaN last) or descending (NaN first); ties by index.
+template <class T>
+struct Before {
+  bool descending;
+  bool operator()(const Pair<T>& a, const Pair<T>& b) const {
+    const bool an = is_nan(a.v), bn = is_nan(b.v);
+    if (an || bn) {
+      if (an && bn) return a.i < b.i;
+      return an ? descending : !descending;
+    }
+    if (a.v == b.v) return a.i < b.i;
+    return descending ? a.v > b.v : a.v < b.v;
+  }
+};
+
+void check_sortable(const char* op, const Tensor& self, bool allow_bool = true) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(self.scalar_type()), op, "(): not implemented for complex "
+                              "tensors (", self.scalar_type(), ")");
+  EMBER_CHECK_NOT_IMPLEMENTED(allow_bool || self.scalar_type() != ScalarType::Bool, op,
+                              "(): not implemented for bool tensors");
+}
+
+// Calls body(T tag, slice values pairs, slice number) for each slice (Note [Slice loops]).
+template <class F>
+void for_each_slice(const char* op, const Tensor& self, int64_t dim, F&& body) {
+  const DimVector sizes = sizes_1d(self), strides = strides_1d(self);
+  const std::vector<int64_t> starts = slice_starts(sizes, strides, dim);
+  const int64_t n = sizes[dim], stride = strides[dim];
+  const int64_t slices = static_cast<int64_t>(starts.size());
+  dispatch_all_types(self.scalar_type(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!kIsComplex<T>) {
+      const T* base = static_cast<const T*>(self.data_ptr());
+      parallel_for(0, slices, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+        std::vector<Pair<T>> pairs(static_cast<size_t>(n));
+        for (int64_t s = b; s < e; ++s) {
+          const T* p = base + starts[s];
+          for (int64_t i = 0; i < n; ++i) pairs[i] = {static_cast<Acc<T>>(p[i * stride]), i};
+          body(tag, pairs, s);
+        }
+      });
+    }
+  });
+}
+
+// Sorts pairs; one long slice is sorted in parallel chunks, then merged.
+template <class T>
+void sort_pairs(std::vector<Pair<T>>& pairs, bool descending, bool parallel) {
+  const Before<T> cmp{descending};
+  const int64_t n = static_cast<int64_t>(pairs.size());
+  const int64_t threads = parallel && !in_parallel_region() ? get_num_threads() : 1;
+  if (threads < 2 || n < (1 << 16)) {
+    std::sort(pairs.begin(), pairs.end(), cmp);
+    return;
+  }
+  std::vector<int64_t> bounds(static_cast<size_t>(threads) + 1);
+  for (int64_t t = 0; t <= threads; ++t) bounds[t] = n * t / threads;
+  parallel_for(0, threads, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) std::sort(pairs.begin() + bounds[t], pairs.begin() + bounds[t + 1], cmp);
+  });
+  for (int64_t width = 1; width < threads; width *= 2) {
+    for (int64_t t = 0; t + width < threads; t += 2 * width) {
+      const int64_t end = bounds[std::min(threads, t + 2 * width)];
+      std::inplace_merge(pairs.begin() + bounds[t], pairs.begin() + bounds[t + width], pairs.begin() + end, cmp);
+    }
+  }
+}
+
+// Writes pair values/indices [0, k) of a slice into values/indices outputs (contiguous or
+// strided) at slice s.
+struct SliceOut {
+  std::vector<int64_t> v_starts, i_starts;
+  int64_t v_stride, i_stride;
+  SliceOut(const Tensor& values, const Tensor& indices, int64_t dim) {
+    const DimVector vs = sizes_1d(values), vt = strides_1d(values);
+    const DimVector is = sizes_1d(indices), it = strides_1d(indices);
+    v_starts = slice_starts(vs, vt, dim);
+    i_starts = slice_starts(is, it, dim);
+    v_stride = vt[dim];
+    i_stride = it[dim];
+  }
+};
+
+std::tuple<Tensor, Tensor> sort_impl(const Tensor& self, int64_t dim, bool descending) {
+  check_sortable("sort", self);
+  const int64_t d = wrap_dim("sort", "dim", dim, self.dim());
+  Tensor values = ember::empty_like(self);
+  Tensor indices = ember::empty_like(self, ScalarType::Long);
+  if (self.numel() == 0) return {values, indices};
+  const SliceOut out(values, indices, d);
+  const bool one_slice = self.numel() == sizes_1d(self)[d];
+  int64_t* ip = static_cast<int64_t*>(indices.data_ptr());
+  for_each_slice("sort", self, d, [&](auto tag, auto& pairs, int64_t s) {
+    using T = typename decltype(tag)::type;
+    sort_pairs<T>(pairs, descending, one_slice);
+    T* vp = static_cast<T*>(values.data_ptr()) + out.v_starts[s];
+    int64_t* xp = ip + out.i_starts[s];
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      vp[i * out.v_stride] = static_cast<T>(pairs[i].v);
+      xp[i * out.i_stride] = pairs[i].i;
+    }
+  });
+  return {values, indices};
+}
+
+DimVector reduced(const Tensor& self, int64_t d, bool keepdim) {
+  DimVector sizes(self.sizes());
+  if (self.dim() == 0) return sizes;
+  if (keepdim) sizes[d] = 1;
+  else {
+    DimVector out;
+    for (int64_t k = 0; k < self.dim(); ++k) {
+      if (k != d) out.push_back(sizes[k]);
+    }
+    return out;
+  }
+  return sizes;
+}
+
+// One element per slice chosen by pick(pairs) -> position in pairs (after pick reorders
+// them), written as values and indices reduced along dim.
+template <class Pick>
+std::tuple<Tensor, Tensor> select_per_slice(const char* op, const Tensor& self, int64_t d, bool keepdim,
+                                            Pick&& pick) {
+  Tensor values = ember::empty(reduced(self, d, true), TensorOptions().dtype(self.scalar_type()));
+  Tensor indices = ember::empty(reduced(self, d, true), TensorOptions().dtype(ScalarType::Long));
+  const SliceOut out(values, indices, d);
+  int64_t* ip = static_cast<int64_t*>(indices.data_ptr());
+  for_each_slice(op, self, d, [&](auto tag, auto& pairs, int64_t s) {
+    using T = typename decltype(tag)::type;
+    const auto [value, index] = pick(tag, pairs);
+    static_cast<T*>(values.data_ptr())[out.v_starts[s]] = static_cast<T>(value);
+    ip[out.i_starts[s]] = index;
+  });
+  if (!keepdim && self.dim() > 0) {
+    values = values.squeeze(d);
+    indices = indices.squeeze(d);
+  }
+  return {values, indices};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort_cpu(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  (void)stable;  // always stable (Note [Slice loops])
+  return sort_impl(self, dim, descending);
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  return ember::sort(self, false, dim, descending);
+}
+
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  return std::get<1>(ember::sort(self, false, dim, descending));
+}
+
+Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  return std::get<1>(ember::sort(self, stable, dim, descending));
+}
+
+Tensor msort(const Tensor& self) { return std::get<0>(ember::sort(self, false, 0, false)); }
+
+std::tuple<Tensor, Tensor> topk_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  (void)sorted;  // the result is always sorted
+  EMBER_CHECK(self.scalar_type() != ScalarType::Bool, "topk(): does not support bool dtypes on CPU");
+  check_sortable("topk", self);
+  const int64_t d = wrap_dim("topk", "dim", dim, self.dim());
+  const int64_t n = sizes_1d(self)[d];
+  EMBER_CHECK(k >= 0 && k <= n, "topk(): selected index k (", k, ") out of range for dimension ",
+                    d, " of size ", n);
+  DimVector sizes(self.sizes());
+  if (self.dim() > 0) sizes[d] = k;
+  Tensor values = ember::empty(sizes, TensorOptions().dtype(self.scalar_type()));
+  Tensor indices = ember::empty(sizes, TensorOptions().dtype(ScalarType::Long));
+  if (values.numel() == 0) return {values, indices};
+  const SliceOut out(values, indices, d);
+  int64_t* ip = static_cast<int64_t*>(indices.data_ptr());
+  for_each_slice("topk", self, d, [&](auto tag, auto& pairs, int64_t s) {
+    using T = typename decltype(tag)::type;
+    const Before<T> cmp{largest};
+    std::partial_sort(pairs.begin(), pairs.begin() + k, pairs.end(), cmp);
+    T* vp = static_cast<T*>(values.data_ptr()) + out.v_starts[s];
+    int64_t* xp = ip + out.i_starts[s];
+    for (int64_t i = 0; i < k; ++i) {
+      vp[i * out.v_stride] = static_cast<T>(pairs[i].v);
+      xp[i * out.i_stride] = pairs[i].i;
+    }
+  });
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> kthvalue_cpu(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim("kthvalue", "dim", dim, self.dim());
+  const int64_t n = sizes_1d(self)[d];
+  EMBER_CHECK(k >= 1 && k <= n, "kthvalue(): selected number k (", k, ") out of range for "
+              "dimension ", d, " of size ", n);
+  // (PyTorch orders a 0-d tensor, and only it, before its dtype dispatch.)
+  check_sortable("kthvalue", self, self.dim() == 0);
+  return select_per_slice("kthvalue", self, d, keepdim, [&](auto tag, auto& pairs) {
+    using T = typename decltype(tag)::type;
+    std::nth_element(pairs.begin(), pairs.begin() + (k - 1), pairs.end(), Before<T>{false});
+    return std::make_pair(pairs[k - 1].v, pairs[k - 1].i);
+  });
+}
+
+std::tuple<Tensor, Tensor> median_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim("median", "dim", dim, self.dim());
+  const int64_t n = sizes_1d(self)[d];
+  EMBER_CHECK_INDEX(n > 0, "median(): Expected reduction dim ", d, " to have non-zero size.");
+  check_sortable("median", self, false);
+  return select_per_slice("median", self, d, keepdim, [&](auto tag, auto& pairs) {
+    using T = typename decltype(tag)::type;
+    // NaN sorts last: a slice with NaN has its first NaN last; report it (PyTorch's median).
+    const auto nan = std::find_if(pairs.begin(), pairs.end(), [](const auto& p) { return is_nan(p.v); });
+    if (nan != pairs.end()) return std::make_pair(nan->v, nan->i);
+    const int64_t m = (n - 1) / 2;
+    std::nth_element(pairs.begin(), pairs.begin() + m, pairs.end(), Before<T>{false});
+    return std::make_pair(pairs[m].v, pairs[m].i);
+  });
+}
+
+namespace {
+
+Tensor median_all(const char* op, const Tensor& self, bool ignore_nan) {
+  check_sortable(op, self, self.numel() == 0);  // (PyTorch's empty input returns first)
+  const Tensor flat = self.reshape({-1});
+  if (flat.numel() == 0) {
+    return ember::full({}, std::nan(""), TensorOptions().dtype(self.scalar_type()));
+  }
+  auto [v, i] = select_per_slice(op, flat, 0, false, [&](auto tag, auto& pairs) {
+    using T = typename decltype(tag)::type;
+    const int64_t nan_count = std::count_if(pairs.begin(), pairs.end(), [](const auto& p) { return is_nan(p.v); });
+    if (nan_count > 0 && !ignore_nan) {
+      const auto nan = std::find_if(pairs.begin(), pairs.end(), [](const auto& p) { return is_nan(p.v); });
+      return std::make_pair(nan->v, nan->i);
+    }
+    const int64_t valid = static_cast<int64_t>(pairs.size()) - nan_count;
+    if (valid == 0) return std::make_pair(pairs[0].v, pairs[0].i);
+    const int64_t m = (valid - 1) / 2;
+    std::nth_element(pairs.begin(), pairs.begin() + m, pairs.end(), Before<T>{false});
+    return std::make_pair(pairs[m].v, pairs[m].i);
+  });
+  (void)i;
+  return v;
+}
+
+}  // namespace
+
+Tensor median_cpu(const Tensor& self) { return median_all("median", self, false); }
+Tensor nanmedian_cpu(const Tensor& self) { return median_all("nanmedian", self, true); }
+
+std::tuple<Tensor, Tensor> mode_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+  check_sortable("mode", self);
+  const int64_t d = wrap_dim("mode", "dim", dim, self.dim());
+  EMBER_CHECK_INDEX(sizes_1d(self)[d] > 0, "mode(): Expected reduction dim ", d, " to have non-zero size.");
+  return select_per_slice("mode", self, d, keepdim, [&](auto tag, auto& pairs) {
+    using T = typename decltype(tag)::type;
+    std::sort(pairs.begin(), pairs.end(), Before<T>{false});
+    // The longest run of equal values (the first such run: the smallest value); its last
+    // element has the largest index.
+    size_t best = 0, best_len = 0;
+    for (size_t i = 0; i < pairs.size();) {
+      size_t j = i + 1;
+      while (j < pairs.size() && pairs[j].v == pairs[i].v) ++j;
+      if (j - i > best_len) {
+        best_len = j - i;
+        best = j - 1;
+      }
+      i = j;
+    }
+    return std::make_pair(pairs[best].v, pairs[best].i);
+  });
+}
+
+// ---- unique -------------------------------------------------------------------------------
+
+namespace {
+
+Tensor empty_long() { return ember::empty({0}, TensorOptions().dtype(ScalarType::Long)); }
+
+// Groups of equal rows of a [n, m] contiguous tensor in sorted (or given) order: the order of
+// the rows and where each group starts.
+template <class T>
+bool row_less(const T* a, const T* b, int64_t m) {
+  for (int64_t k = 0; k < m; ++k) {
+    const Acc<T> x = static_cast<Acc<T>>(a[k]), y = static_cast<Acc<T>>(b[k]);
+    if (x < y) return true;
+    if (y < x) return false;
+  }
+  return false;
+}
+
+template <class T>
+bool row_equal(const T* a, const T* b, int64_t m) {
+  for (int64_t k = 0; k < m; ++k) {
+    if (!(static_cast<Acc<T>>(a[k]) == static_cast<Acc<T>>(b[k]))) return false;
+  }
+  return true;
+}
+
+// Unique rows of `rows` ([n, m], contiguous): first row of each group, inverse, counts.
+std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>> unique_rows(
+    const Tensor& rows, bool sort_first) {
+  const int64_t n = rows.sizes()[0], m = rows.dim() > 1 ? rows.sizes()[1] : 1;
+  std::vector<int64_t> order(static_cast<size_t>(n)), firsts, inverse(static_cast<size_t>(n)), counts;
+  std::iota(order.begin(), order.end(), 0);
+  dispatch_all_types(rows.scalar_type(), "unique", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!kIsComplex<T>) {
+      const T* p = static_cast<const T*>(rows.data_ptr());
+      if (sort_first) {
+        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+          if (m == 1) {
+            const Acc<T> x = static_cast<Acc<T>>(p[a]), y = static_cast<Acc<T>>(p[b]);
+            if (is_nan(x) || is_nan(y)) return !is_nan(x) && is_nan(y);
+            return x < y;
+          }
+          return row_less(p + a * m, p + b * m, m);
+        });
+      }
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t r = order[k];
+        if (k == 0 || !row_equal(p + order[k - 1] * m, p + r * m, m)) {
+          firsts.push_back(r);
+          counts.push_back(0);
+        }
+        ++counts.back();
+        inverse[r] = static_cast<int64_t>(firsts.size()) - 1;
+      }
+    }
+  });
+  return {firsts, inverse, counts};
+}
+
+Tensor long_tensor(const std::vector<int64_t>& v) {
+  Tensor t = ember::empty({static_cast<int64_t>(v.size())}, TensorOptions().dtype(ScalarType::Long));
+  if (!v.empty()) std::memcpy(t.data_ptr(), v.data(), v.size() * sizeof(int64_t));
+  return t;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> unique2_cpu(const Tensor& self, bool sorted, bool return_inverse,
+                                               bool return_counts) {
+  (void)sorted;  // always sorted
+  check_sortable("unique", self);
+  const Tensor flat = self.reshape({-1}).contiguous();
+  auto [firsts, inverse, counts] = unique_rows(flat, true);
+  Tensor values = flat.index_select(0, long_tensor(firsts));
+  Tensor inv = return_inverse ? long_tensor(inverse).view(self.sizes()) : empty_long();
+  Tensor cnt = return_counts ? long_tensor(counts) : empty_long();
+  return {values, inv, cnt};
+}
+
+namespace {
+
+std::tuple<Tensor, Tensor, Tensor> unique_by_dim(const char* op, const Tensor& self, int64_t dim,
+                                                 bool sort_first, bool return_inverse, bool return_counts) {
+  check_sortable(op, self);
+  const int64_t d = wrap_dim(op, "dim", dim, self.dim());
+  EMBER_CHECK_INDEX(self.dim() > 0, op, "(): cannot be applied to a 0-dim tensor along a dimension");
+  const int64_t n = self.sizes()[d];
+  if (n == 0 || self.numel() == 0) {
+    // PyTorch: no slices (or empty slices) give themselves.
+    Tensor inv = return_inverse ? ember::zeros({n}, TensorOptions().dtype(ScalarType::Long)) : empty_long();
+    Tensor cnt = return_counts ? (n == 0 ? empty_long() : ember::full({1}, n, TensorOptions().dtype(ScalarType::Long)))
+                               : empty_long();
+    return {n == 0 ? self.clone(MemoryFormat::Contiguous)
+                   : ember::narrow(self, d, 0, std::min<int64_t>(n, 1)).clone(MemoryFormat::Contiguous),
+            inv, cnt};
+  }
+  const Tensor moved = ember::movedim(self, d, 0);
+  const Tensor rows = moved.reshape({n, -1}).contiguous();
+  auto [firsts, inverse, counts] = unique_rows(rows, sort_first);
+  // Selected as rows, then moved back (PyTorch's layout: dim d outermost in memory).
+  DimVector shape(moved.sizes());
+  shape[0] = static_cast<int64_t>(firsts.size());
+  Tensor values = ember::movedim(rows.index_select(0, long_tensor(firsts)).view(shape), 0, d);
+  // unique_dim always gives the inverse and counts (as PyTorch's); unique_consecutive only
+  // those asked for.
+  const bool all = sort_first;
+  Tensor inv = return_inverse || all ? long_tensor(inverse) : empty_long();
+  Tensor cnt = return_counts || all ? long_tensor(counts) : empty_long();
+  return {values, inv, cnt};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim_cpu(const Tensor& self, int64_t dim, bool sorted,
+                                                  bool return_inverse, bool return_counts) {
+  (void)sorted;
+  return unique_by_dim("unique_dim", self, dim, true, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive_cpu(const Tensor& self, bool return_inverse,
+                                                          bool return_counts, std::optional<int64_t> dim) {
+  if (dim) return unique_by_dim("unique_consecutive", self, *dim, false, return_inverse, return_counts);
+  check_sortable("unique_consecutive", self);
+  const Tensor flat = self.reshape({-1}).contiguous();
+  if (flat.numel() == 0) {
+    return {flat.clone(), return_inverse ? ember::empty(self.sizes(), TensorOptions().dtype(ScalarType::Long)) : empty_long(),
+            empty_long()};
+  }
+  auto [firsts, inverse, counts] = unique_rows(flat.view({-1, 1}), false);
+  Tensor values = flat.index_select(0, long_tensor(firsts));
+  Tensor inv = return_inverse ? long_tensor(inverse).view(self.sizes()) : empty_long();
+  Tensor cnt = return_counts ? long_tensor(counts) : empty_long();
+  return {values, inv, cnt};
+}
+
+// ---- searchsorted, bucketize ----------------------------------------------------------------
+
+namespace {
+
+Tensor searchsorted_impl(const Tensor& sorted_sequence, const Tensor& values, bool out_int32, bool right,
+                         std::optional<std::string_view> side, const std::optional<Tensor>& sorter,
+                         const char* op) {
+  if (side) {
+    EMBER_CHECK(*side == "left" || *side == "right", op, "(): side can only be 'left' or 'right', but got '",
+                *side, "'");
+    EMBER_CHECK(!(right && *side == "left"), op, "(): side and right can't be set to opposites, got side "
+                "of left while right was True");
+    right = *side == "right";
+  }
+  EMBER_CHECK(sorted_sequence.dim() >= 1, op, "(): boundaries tensor should have at least 1 dimension, "
+              "but got a 0-d tensor");
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(sorted_sequence.scalar_type()) && !is_complex(values.scalar_type()),
+                              op, "(): complex tensors are not supported");
+  const int64_t nd = sorted_sequence.dim();
+  if (nd > 1) {
+    EMBER_CHECK(values.dim() == nd, op, "(): boundaries tensor should be 1 dimension or the first N-1 "
+                "dimensions of boundaries tensor and input value tensor must match, but we got "
+                "boundaries tensor ", sorted_sequence.sizes(), " and input value tensor ", values.sizes());
+    for (int64_t k = 0; k + 1 < nd; ++k) {
+      EMBER_CHECK(values.sizes()[k] == sorted_sequence.sizes()[k], op, "(): the first N-1 dimensions "
+                  "of boundaries tensor and input value tensor must match, but we got boundaries tensor ",
+                  sorted_sequence.sizes(), " and input value tensor ", values.sizes());
+    }
+  }
+  Tensor seq = sorted_sequence;
+  if (sorter) {
+    EMBER_CHECK(sorter->scalar_type() == ScalarType::Long, op, "(): sorter must be a tensor of long "
+                "dtype but got ", sorter->scalar_type());
+    EMBER_CHECK(sorter->sizes() == sorted_sequence.sizes(), op, "(): boundary and sorter must have the "
+                "same size, but got boundary tensor ", sorted_sequence.sizes(), " and got sorter tensor ",
+                sorter->sizes());
+    seq = sorted_sequence.gather(-1, *sorter);
+  }
+  const int64_t m = seq.sizes().back();
+  const Tensor b = seq.to(ScalarType::Double).contiguous();
+  const Tensor v = values.to(ScalarType::Double).contiguous();
+  Tensor out = ember::empty(values.sizes(), TensorOptions().dtype(out_int32 ? ScalarType::Int : ScalarType::Long));
+  const double* bp = static_cast<const double*>(b.data_ptr());
+  const double* vp = static_cast<const double*>(v.data_ptr());
+  const int64_t n = values.numel();
+  const int64_t per_row = nd > 1 ? (values.dim() > 0 ? values.sizes().back() : 1) : n;
+  dispatch_all_types(out.scalar_type(), op, [&](auto tag) {
+    using I = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<I, int64_t> || std::is_same_v<I, int32_t>) {
+      I* op_ = static_cast<I*>(out.data_ptr());
+      parallel_for(0, n, 4096, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+          const double* row = bp + (nd > 1 ? (i / std::max<int64_t>(per_row, 1)) * m : 0);
+          const double x = vp[i];
+          const double* pos = right ? std::upper_bound(row, row + m, x, [](double a, double c) { return a < c || (std::isnan(c) && !std::isnan(a)); })
+                                    : std::lower_bound(row, row + m, x, [](double c, double a) { return c < a || (std::isnan(a) && !std::isnan(c)); });
+          op_[i] = static_cast<I>(pos - row);
+        }
+      });
+    }
+  });
+  return out;
+}
+
+Tensor scalar_as_tensor(const Scalar& s) {
+  return ember::scalar_tensor(s, TensorOptions().dtype(s.is_floating_point() ? ScalarType::Double : ScalarType::Long));
+}
+
+}  // namespace
+
+Tensor searchsorted_cpu(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
+                        std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  return searchsorted_impl(sorted_sequence, self, out_int32, right, side, sorter, "searchsorted");
+}
+
+Tensor searchsorted_cpu(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
+                        std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  EMBER_CHECK(sorted_sequence.dim() == 1, "searchsorted(): input value can be a scalar only when "
+              "boundaries tensor dimension is 1, but we got boundaries tensor dim(", sorted_sequence.dim(),
+              ") and input value's dim(0) numel(1)");
+  return searchsorted_impl(sorted_sequence, scalar_as_tensor(self), out_int32, right, side, sorter, "searchsorted");
+}
+
+Tensor bucketize_cpu(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  EMBER_CHECK(boundaries.dim() == 1, "bucketize(): boundaries tensor must be 1 dimension, but got dim(",
+              boundaries.dim(), ")");
+  return searchsorted_impl(boundaries, self, out_int32, right, std::nullopt, std::nullopt, "bucketize");
+}
+
+Tensor bucketize_cpu(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  return bucketize_cpu(scalar_as_tensor(self), boundaries, out_int32, right);
+}
+
+// ---- histc, bincount ------------------------------------------------------------------------
+
+Tensor histc_cpu(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  EMBER_CHECK_NOT_IMPLEMENTED(is_floating_point(self.scalar_type()), "histc(): not implemented for '",
+                              self.scalar_type(), "'");
+  EMBER_CHECK(bins > 0, "histc(): bins must be > 0, but got ", bins);
+  Tensor out = ember::zeros({bins}, TensorOptions().dtype(self.scalar_type()));
+  dispatch_all_types(self.scalar_type(), "histc", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+      const Tensor flat = self.reshape({-1}).contiguous();
+      const T* p = static_cast<const T*>(flat.data_ptr());
+      const int64_t n = flat.numel();
+      A lo = static_cast<A>(min.to_double()), hi = static_cast<A>(max.to_double());
+      if (lo == hi && n > 0) {
+        lo = hi = static_cast<A>(p[0]);
+        for (int64_t i = 0; i < n; ++i) {
+          const A x = static_cast<A>(p[i]);
+          if (!(x >= lo)) lo = std::isnan(x) ? lo : x;
+          if (!(x <= hi)) hi = std::isnan(x) ? hi : x;
+        }
+      }
+      if (lo == hi) {
+        lo -= 1;
+        hi += 1;
+      }
+      EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "histc(): range of [", lo, ", ", hi,
+                  "] is not finite");
+      EMBER_CHECK(lo < hi, "histc(): max must be larger than min");
+      // PyTorch's binning for histc: the linear position in self's precision (no search among
+      // edges); the last bin includes its right edge.
+      T* o = static_cast<T*>(out.data_ptr());
+      for (int64_t i = 0; i < n; ++i) {
+        const A x = static_cast<A>(p[i]);
+        if (!(x >= lo && x <= hi)) continue;
+        int64_t pos = static_cast<int64_t>((x - lo) * static_cast<A>(bins) / (hi - lo));
+        if (pos == bins) pos -= 1;
+        o[pos] = static_cast<T>(static_cast<A>(o[pos]) + 1);
+      }
+    }
+  });
+  return out;
+}
+
+Tensor bincount_cpu(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  EMBER_CHECK_NOT_IMPLEMENTED(is_integral(self.scalar_type(), false), "bincount(): not implemented for '",
+                              self.scalar_type(), "'");
+  EMBER_CHECK(self.dim() == 1 && is_integral(self.scalar_type(), false), "bincount(): only supports 1-d "
+              "non-negative integral inputs, but got a ", self.dim(), "-d ", self.scalar_type(), " tensor");
+  EMBER_CHECK(minlength >= 0, "bincount(): minlength should be >= 0, but got ", minlength);
+  if (weights && self.numel() > 0) {
+    EMBER_CHECK(weights->dim() == 1 && weights->sizes()[0] == self.sizes()[0], "bincount(): weights "
+                "should be 1-d and have the same length as input");
+  }
+  if (self.numel() == 0) return ember::zeros({minlength}, TensorOptions().dtype(ScalarType::Long));
+  const Tensor v = self.to(ScalarType::Long).contiguous();
+  const int64_t* p = static_cast<const int64_t*>(v.data_ptr());
+  const int64_t n = v.numel();
+  int64_t top = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    EMBER_CHECK(p[i] >= 0, "bincount(): only supports 1-d non-negative integral inputs, but found ", p[i]);
+    top = std::max(top, p[i]);
+  }
+  const int64_t bins = std::max(top + 1, minlength);
+  if (!weights) {
+    Tensor out = ember::zeros({bins}, TensorOptions().dtype(ScalarType::Long));
+    int64_t* o = static_cast<int64_t*>(out.data_ptr());
+    for (int64_t i = 0; i < n; ++i) ++o[p[i]];
+    return out;
+  }
+  const ScalarType out_type = weights->scalar_type() == ScalarType::Float ? ScalarType::Float : ScalarType::Double;
+  const Tensor w = weights->to(ScalarType::Double).contiguous();
+  const double* wp = static_cast<const double*>(w.data_ptr());
+  std::vector<double> acc(static_cast<size_t>(bins), 0.0);
+  for (int64_t i = 0; i < n; ++i) acc[p[i]] += wp[i];
+  Tensor out = ember::empty({bins}, TensorOptions().dtype(ScalarType::Double));
+  if (bins > 0) std::memcpy(out.data_ptr(), acc.data(), acc.size() * sizeof(double));
+  return out.to(out_type);
+}
+
+// ---- meshgrid, cartesian_prod, combinations (composite) -------------------------------------
+
+std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing) {
+  EMBER_CHECK(!tensors.empty(), "meshgrid(): expects a non-empty TensorList");
+  EMBER_CHECK_VALUE(indexing == "ij" || indexing == "xy", "meshgrid(): indexing must be one of \"xy\" "
+                    "or \"ij\", but received: ", indexing);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EMBER_CHECK(tensors[i].dim() <= 1, "meshgrid(): expected 0D or 1D tensor in the tensor list but got: ",
+                tensors[i].sizes());
+    EMBER_CHECK(tensors[i].scalar_type() == tensors[0].scalar_type(), "meshgrid(): expects all tensors "
+                "to have the same dtype");
+  }
+  const size_t n = tensors.size();
+  const bool swap = indexing == "xy" && n >= 2;
+  DimVector shape;
+  for (const Tensor& t : tensors) shape.push_back(t.numel());
+  if (swap) std::swap(shape[0], shape[1]);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < n; ++i) {
+    size_t at = i;
+    if (swap && i < 2) at = 1 - i;
+    DimVector view(n, 1);
+    view[at] = tensors[i].numel();
+    out.push_back(ember::reshape(tensors[i], view).expand(shape));
+  }
+  return out;
+}
+
+Tensor cartesian_prod(TensorList tensors) {
+  for (const Tensor& t : tensors) {
+    EMBER_CHECK(t.dim() == 1, "cartesian_prod(): expect a 1D vector, but got shape ", t.sizes());
+  }
+  if (tensors.size() == 1) return tensors[0];
+  std::vector<Tensor> grids = ember::meshgrid(tensors, "ij");
+  for (Tensor& g : grids) g = g.flatten();
+  return ember::stack(grids, 1);
+}
+
+Tensor combinations(const Tensor& self, int64_t r, bool with_replacement) {
+  EMBER_CHECK(self.dim() == 1, "combinations(): expect a 1D vector, but got shape ", self.sizes());
+  EMBER_CHECK(r >= 0, "combinations(): expect a non-negative number, but got ", r);
+  if (r == 0) return ember::empty({0}, TensorOptions().dtype(self.scalar_type()));
+  const int64_t n = self.numel();
+  std::vector<std::vector<int64_t>> columns(static_cast<size_t>(r));
+  std::vector<int64_t> pick(static_cast<size_t>(r));
+  // Lexicographic enumeration of non-decreasing (with replacement) or increasing positions.
+  std::function<void(int64_t, int64_t)> rec = [&](int64_t depth, int64_t start) {
+    if (depth == r) {
+      for (int64_t k = 0; k < r; ++k) columns[k].push_back(pick[k]);
+      return;
+    }
+    for (int64_t i = start; i < n; ++i) {
+      pick[depth] = i;
+      rec(depth + 1, with_replacement ? i : i + 1);
+    }
+  };
+  rec(0, 0);
+  std::vector<Tensor> cols;
+  for (const std::vector<int64_t>& c : columns) cols.push_back(self.index_select(0, long_tensor(c)));
+  return ember::stack(cols, 1);
+}
+
+}  // namespace ember::native
