@@ -464,6 +464,10 @@ Tensor hardswish_backward(const Tensor& grad, const Tensor& self) {
 
 namespace ember::autograd {
 
+Tensor values_at_indices_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& indices) {
+  return ember::zeros(sizes, options_of(grad)).scatter(wrap(dim, static_cast<int64_t>(sizes.size())), indices, grad);
+}
+
 Tensor gather_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index) {
   return ember::zeros(sizes, options_of(grad)).scatter_add(dim, index, grad);
 }

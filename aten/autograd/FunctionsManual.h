@@ -91,6 +91,9 @@ EMBER_API Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayR
 EMBER_API Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef sizes);
 EMBER_API Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim,
                                        const Tensor& index);
+/// sort/topk: each gradient back to the position its value came from (others 0).
+EMBER_API Tensor values_at_indices_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim,
+                                           const Tensor& indices);
 EMBER_API Tensor gather_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index);
 EMBER_API std::tuple<Tensor, Tensor> scatter_reduce_backward(
     const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,

@@ -249,7 +249,9 @@ DOMAINS = {
 }
 # Rows whose derivative is not smooth at the op table's shapes and values in ways random
 # inputs still meet (or that gradcheck cannot perturb one element of).
-NO_GRADCHECK = {"expand"}  # a stride-0 result: one element of the input is many of the output
+# expand: a stride-0 result (one element of the input is many of the output); put: its cases
+# include a broadcast index (one position written several times: no derivative there).
+NO_GRADCHECK = {"expand", "put"}
 # Rows whose differentiable input is complex: Ember's autograd is for real dtypes so far.
 COMPLEX_INPUT = {"view_as_real"}
 GRADCHECK_LAYOUTS = ("contiguous", "transposed", "sliced", "0-d")

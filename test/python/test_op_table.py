@@ -948,7 +948,7 @@ class Known:
 
 
 KNOWN_MISMATCHES = [
-    Known(r"Ember returned Tensor; PyTorch RuntimeError \(\"view size is not compatible",
+    Known(r"Ember returned Tensor; PyTorch RuntimeError \(.view size is not compatible",
           "take_along_dim(dim=None): PyTorch flattens self with view(-1), which fails on a "
           "non-contiguous self; Ember flattens with reshape", ids=r"^take_along_dim\|"),
     Known(r"missing required argument 'src'",

@@ -2,8 +2,13 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(EMBER_CPU_CAPABILITY_AVX2) || defined(EMBER_CPU_CAPABILITY_AVX512)
+#include <immintrin.h>
+#endif
+
 #include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
+#include "aten/native/Parallel.h"
 #include "aten/native/cpu/StridedLoop.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
@@ -61,6 +66,95 @@ bool may_overlap(const Tensor& a, const Tensor& b) {
   return a0 < b1 && b0 < a1;
 }
 
+// Note [Transposing copy]: a 2-d copy whose destination is row-major and whose source is
+// column-major (x.t().contiguous()) walks one side with a large stride whatever the loop
+// order. It goes tile by tile instead (32 x 32 elements: both tiles stay in L1), with rows
+// of tiles split across threads.
+#if defined(EMBER_CPU_CAPABILITY_AVX2) || defined(EMBER_CPU_CAPABILITY_AVX512)
+// dst[i][j] = src[j][i] for an 8 x 8 block of 4-byte elements, in registers.
+inline void transpose_8x8(uint32_t* dst, int64_t dst_ld, const uint32_t* src, int64_t src_ld) {
+  __m256 r[8], t[8];
+  for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(reinterpret_cast<const float*>(src + k * src_ld));
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+    t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4) {
+    r[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
+    r[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xEE);
+    r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+    r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
+  }
+  const int lo[4] = {0, 1, 2, 3};
+  for (int k = 0; k < 4; ++k) {
+    t[lo[k]] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x20);
+    t[lo[k] + 4] = _mm256_permute2f128_ps(r[k], r[k + 4], 0x31);
+  }
+  for (int k = 0; k < 8; ++k) _mm256_storeu_ps(reinterpret_cast<float*>(dst + k * dst_ld), t[k]);
+}
+#endif
+
+template <class T>
+void transpose_tiles(T* dst, const T* src, int64_t rows, int64_t cols, int64_t dst_ld, int64_t src_ld) {
+  constexpr int64_t kTile = 32;
+#if defined(EMBER_CPU_CAPABILITY_AVX2) || defined(EMBER_CPU_CAPABILITY_AVX512)
+  if constexpr (sizeof(T) == 4) {
+    const int64_t row_tiles = (rows + kTile - 1) / kTile;
+    parallel_for(0, row_tiles, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t i0 = t * kTile, i1 = std::min(rows, i0 + kTile);
+        for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+          const int64_t j1 = std::min(cols, j0 + kTile);
+          for (int64_t i = i0; i < i1; i += 8) {
+            for (int64_t j = j0; j < j1; j += 8) {
+              if (i + 8 <= i1 && j + 8 <= j1) {
+                transpose_8x8(reinterpret_cast<uint32_t*>(dst) + i * dst_ld + j, dst_ld,
+                              reinterpret_cast<const uint32_t*>(src) + j * src_ld + i, src_ld);
+              } else {
+                for (int64_t jj = j; jj < std::min(j + 8, j1); ++jj) {
+                  for (int64_t ii = i; ii < std::min(i + 8, i1); ++ii) dst[ii * dst_ld + jj] = src[jj * src_ld + ii];
+                }
+              }
+            }
+          }
+        }
+      }
+    });
+    return;
+  }
+#endif
+  const int64_t row_tiles = (rows + kTile - 1) / kTile;
+  parallel_for(0, row_tiles, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t i0 = t * kTile, i1 = std::min(rows, i0 + kTile);
+      for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+        const int64_t j1 = std::min(cols, j0 + kTile);
+        for (int64_t j = j0; j < j1; ++j) {
+          const T* s = src + j * src_ld;
+          for (int64_t i = i0; i < i1; ++i) dst[i * dst_ld + j] = s[i];
+        }
+      }
+    }
+  });
+}
+
+bool try_transpose_copy(const Tensor& self, const Tensor& src, IntArrayRef src_strides) {
+  if (self.dim() != 2 || self.scalar_type() != src.scalar_type() || self.numel() < (1 << 14)) return false;
+  const int64_t rows = self.sizes()[0], cols = self.sizes()[1];
+  if (self.strides()[1] != 1 || self.strides()[0] < cols) return false;
+  if (src_strides[0] != 1 || src_strides[1] < rows) return false;
+  const int64_t dst_ld = self.strides()[0], src_ld = src_strides[1];
+  bool done = true;
+  switch (self.element_size()) {
+    case 1: transpose_tiles(static_cast<uint8_t*>(self.data_ptr()), static_cast<const uint8_t*>(src.data_ptr()), rows, cols, dst_ld, src_ld); break;
+    case 2: transpose_tiles(static_cast<uint16_t*>(self.data_ptr()), static_cast<const uint16_t*>(src.data_ptr()), rows, cols, dst_ld, src_ld); break;
+    case 4: transpose_tiles(static_cast<uint32_t*>(self.data_ptr()), static_cast<const uint32_t*>(src.data_ptr()), rows, cols, dst_ld, src_ld); break;
+    case 8: transpose_tiles(static_cast<uint64_t*>(self.data_ptr()), static_cast<const uint64_t*>(src.data_ptr()), rows, cols, dst_ld, src_ld); break;
+    default: done = false;
+  }
+  return done;
+}
+
 template <class D, class S>
 void copy_loop(const StridedLoop<2>& loop, void* dst, const void* src) {
   D* const d0 = static_cast<D*>(dst);
@@ -93,9 +187,14 @@ Tensor& copy_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
   }
   if (self.scalar_type() == src.scalar_type() && self.numel() == src.numel() &&
       self.is_contiguous() && src.is_contiguous()) {
-    std::memcpy(self.data_ptr(), src.data_ptr(), self.numel() * self.element_size());
+    // Large copies split across threads (one memcpy per chunk).
+    const int64_t bytes = self.numel() * static_cast<int64_t>(self.element_size());
+    char* d = static_cast<char*>(self.data_ptr());
+    const char* s = static_cast<const char*>(src.data_ptr());
+    parallel_for(0, bytes, 1 << 20, [&](int64_t b, int64_t e) { std::memcpy(d + b, s + b, e - b); });
     return self;
   }
+  if (try_transpose_copy(self, src, src_strides)) return self;
   const StridedLoop<2> loop(self.sizes(), {self.strides(), src_strides.ref()});
   dispatch_all_types(self.scalar_type(), "copy_", [&](auto dst_tag) {
     using D = typename decltype(dst_tag)::type;
