@@ -8,6 +8,7 @@
 // scatter runs in index order on one thread (repeated targets are written in that order).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <string_view>
@@ -57,9 +58,30 @@ void check_index_shape(const char* op, const Tensor& self, int64_t dim, const Te
   }
 }
 
-// Index values of `index` checked against size; throws RuntimeError as PyTorch does.
+// Index values of `index` checked against size; throws RuntimeError as PyTorch does. A
+// contiguous int64 index is scanned directly (threads split it); others go through ops.
 void check_index_values(const char* op, const Tensor& index, int64_t dim, int64_t size) {
   if (index.numel() == 0) return;
+  if (index.is_contiguous() && index.scalar_type() == ScalarType::Long) {
+    const int64_t* p = static_cast<const int64_t*>(index.data_ptr());
+    const int64_t n = index.numel();
+    std::atomic<int64_t> first_bad{n};
+    parallel_for(0, n, 1 << 16, [&](int64_t b, int64_t e) {
+      bool bad = false;
+      for (int64_t i = b; i < e; ++i) bad |= static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(size);
+      if (!bad) return;
+      for (int64_t i = b; i < e; ++i) {
+        if (static_cast<uint64_t>(p[i]) >= static_cast<uint64_t>(size)) {
+          int64_t cur = first_bad.load();
+          while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {}
+          return;
+        }
+      }
+    });
+    if (first_bad.load() == n) return;
+    EMBER_THROW(Error, op, "(): index ", p[first_bad.load()], " is out of bounds for dimension ", dim,
+                " with size ", size);
+  }
   const Tensor bad = ember::logical_or(index.lt(0), index.ge(size));
   if (!ember::sum(bad).item().to_long()) return;
   const Tensor first = index.reshape({-1}).index_select(0, ember::nonzero(bad.reshape({-1})).select(1, 0).narrow(0, 0, 1));

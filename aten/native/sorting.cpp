@@ -127,6 +127,48 @@ void sort_pairs(std::vector<Pair<T>>& pairs, bool descending, bool parallel) {
   }
 }
 
+// Note [Radix sort]: float32 slices of 256 elements or more are sorted by key with an LSD
+// radix sort (4 passes of 8 bits), which is stable like the comparison sort and orders
+// alike: keys map floats to unsigned integers in the order of Before (-0.0 as 0.0, every
+// NaN to the top; descending complements the key, so NaN comes first and ties keep their
+// index order).
+inline uint32_t radix_key(float v, bool descending) {
+  uint32_t bits;
+  if (std::isnan(v)) {
+    bits = 0xFFFFFFFFu;
+  } else {
+    if (v == 0.0f) v = 0.0f;
+    std::memcpy(&bits, &v, sizeof(bits));
+    bits = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+  }
+  return descending ? ~bits : bits;
+}
+
+void radix_sort_pairs(std::vector<Pair<float>>& pairs, bool descending) {
+  const size_t n = pairs.size();
+  std::vector<uint32_t> key(n), key2(n), idx(n), idx2(n);
+  for (size_t i = 0; i < n; ++i) {
+    key[i] = radix_key(pairs[i].v, descending);
+    idx[i] = static_cast<uint32_t>(pairs[i].i);
+  }
+  for (int shift = 0; shift < 32; shift += 8) {
+    size_t count[257] = {};
+    for (size_t i = 0; i < n; ++i) ++count[((key[i] >> shift) & 0xFF) + 1];
+    if (count[((key[0] >> shift) & 0xFF) + 1] == n) continue;  // one bucket: nothing moves
+    for (int b = 0; b < 256; ++b) count[b + 1] += count[b];
+    for (size_t i = 0; i < n; ++i) {
+      const size_t at = count[(key[i] >> shift) & 0xFF]++;
+      key2[at] = key[i];
+      idx2[at] = idx[i];
+    }
+    key.swap(key2);
+    idx.swap(idx2);
+  }
+  std::vector<Pair<float>> sorted(n);
+  for (size_t i = 0; i < n; ++i) sorted[i] = pairs[idx[i]];
+  pairs.swap(sorted);
+}
+
 // Writes pair values/indices [0, k) of a slice into values/indices outputs (contiguous or
 // strided) at slice s.
 struct SliceOut {
@@ -153,7 +195,15 @@ std::tuple<Tensor, Tensor> sort_impl(const Tensor& self, int64_t dim, bool desce
   int64_t* ip = static_cast<int64_t*>(indices.data_ptr());
   for_each_slice("sort", self, d, [&](auto tag, auto& pairs, int64_t s) {
     using T = typename decltype(tag)::type;
-    sort_pairs<T>(pairs, descending, one_slice);
+    if constexpr (std::is_same_v<T, float>) {
+      if (pairs.size() >= 256 && pairs.size() < (size_t(1) << 32)) {
+        radix_sort_pairs(pairs, descending);
+      } else {
+        sort_pairs<T>(pairs, descending, one_slice);
+      }
+    } else {
+      sort_pairs<T>(pairs, descending, one_slice);
+    }
     T* vp = static_cast<T*>(values.data_ptr()) + out.v_starts[s];
     int64_t* xp = ip + out.i_starts[s];
     for (size_t i = 0; i < pairs.size(); ++i) {
@@ -236,15 +286,55 @@ std::tuple<Tensor, Tensor> topk_cpu(const Tensor& self, int64_t k, int64_t dim, 
   if (values.numel() == 0) return {values, indices};
   const SliceOut out(values, indices, d);
   int64_t* ip = static_cast<int64_t*>(indices.data_ptr());
-  for_each_slice("topk", self, d, [&](auto tag, auto& pairs, int64_t s) {
+  // One pass per slice keeping the best k in a heap whose top is the worst of them (for a
+  // small k most elements are rejected by one comparison); the heap is sorted at the end.
+  const DimVector in_sizes = sizes_1d(self), in_strides = strides_1d(self);
+  const std::vector<int64_t> starts = slice_starts(in_sizes, in_strides, d);
+  const int64_t stride = in_strides[d];
+  dispatch_all_types(self.scalar_type(), "topk", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const Before<T> cmp{largest};
-    std::partial_sort(pairs.begin(), pairs.begin() + k, pairs.end(), cmp);
-    T* vp = static_cast<T*>(values.data_ptr()) + out.v_starts[s];
-    int64_t* xp = ip + out.i_starts[s];
-    for (int64_t i = 0; i < k; ++i) {
-      vp[i * out.v_stride] = static_cast<T>(pairs[i].v);
-      xp[i * out.i_stride] = pairs[i].i;
+    if constexpr (!kIsComplex<T>) {
+      const Before<T> cmp{largest};
+      const T* base = static_cast<const T*>(self.data_ptr());
+      parallel_for(0, static_cast<int64_t>(starts.size()), std::max<int64_t>(1, 16384 / n), [&](int64_t b, int64_t e) {
+        std::vector<Pair<T>> heap;
+        heap.reserve(static_cast<size_t>(k));
+        for (int64_t s = b; s < e; ++s) {
+          heap.clear();
+          const T* p = base + starts[s];
+          int64_t i = 0;
+          for (; i < n && static_cast<int64_t>(heap.size()) < k; ++i) {
+            heap.push_back({static_cast<Acc<T>>(p[i * stride]), i});
+            std::push_heap(heap.begin(), heap.end(), cmp);
+          }
+          // Full heap: an element enters only if it beats the worst kept one; a later index
+          // never wins a tie, so most elements fail one comparison with that value.
+          Acc<T> worst = k > 0 ? heap.front().v : Acc<T>{};
+          auto scan = [&](auto largest_tag) {
+            constexpr bool kLargest = decltype(largest_tag)::value;
+            for (; i < n && k > 0; ++i) {
+              const Acc<T> v = static_cast<Acc<T>>(p[i * stride]);
+              // NaN counts as the largest value (Before's order).
+              const bool enters = kLargest ? (v > worst || (is_nan(v) && !is_nan(worst)))
+                                           : (is_nan(worst) ? !is_nan(v) : v < worst);
+              if (!enters) continue;
+              std::pop_heap(heap.begin(), heap.end(), cmp);
+              heap.back() = {v, i};
+              std::push_heap(heap.begin(), heap.end(), cmp);
+              worst = heap.front().v;
+            }
+          };
+          if (largest) scan(std::true_type{});
+          else scan(std::false_type{});
+          std::sort_heap(heap.begin(), heap.end(), cmp);
+          T* vp = static_cast<T*>(values.data_ptr()) + out.v_starts[s];
+          int64_t* xp = ip + out.i_starts[s];
+          for (int64_t i = 0; i < k; ++i) {
+            vp[i * out.v_stride] = static_cast<T>(heap[i].v);
+            xp[i * out.i_stride] = heap[i].i;
+          }
+        }
+      });
     }
   });
   return {values, indices};

@@ -22,7 +22,8 @@ del _name
 _install_operators(Tensor)
 
 from ember.functional import (  # noqa: E402,F401
-    atleast_1d, atleast_2d, atleast_3d, cartesian_prod, meshgrid, split, unique, unique_consecutive,
+    atleast_1d, atleast_2d, atleast_3d, cartesian_prod, meshgrid, nonzero, split, unique,
+    unique_consecutive,
 )
 from ember._creation import (  # noqa: E402,F401
     allclose, as_tensor, equal, initial_seed, is_floating_point, is_complex, is_tensor,

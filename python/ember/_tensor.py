@@ -314,6 +314,11 @@ class Tensor(_C.TensorBase):
             return self.split_with_sizes(split_size, dim)
         return _C.TensorBase.split(self, split_size, dim)
 
+    def nonzero(self, *, as_tuple=False):
+        """ember.nonzero(self, as_tuple=as_tuple)."""
+        from ember.functional import nonzero
+        return nonzero(self, as_tuple=as_tuple)
+
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
         """ember.unique(self, ...)."""
         from ember.functional import unique

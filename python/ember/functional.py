@@ -83,3 +83,19 @@ def cartesian_prod(*tensors):
 
 
 __all__ += ["cartesian_prod"]
+
+
+def nonzero(input, *, out=None, as_tuple=False):  # noqa: A002
+    """The coordinates of input's non-zero elements: an N x dim tensor, or (as_tuple) one 1-d
+    tensor per dim (a 0-d input counts as 1-d)."""
+    if as_tuple:
+        if out is not None:
+            raise TypeError("nonzero(): out= is not supported with as_tuple=True")
+        coords = _C._functions.nonzero(input if input.dim() > 0 else input.reshape(1))
+        return tuple(coords.unbind(1))
+    if out is not None:
+        return _C._functions.nonzero(input, out=out)
+    return _C._functions.nonzero(input)
+
+
+__all__ += ["nonzero"]
