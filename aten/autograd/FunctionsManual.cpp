@@ -468,6 +468,24 @@ Tensor values_at_indices_backward(const Tensor& grad, IntArrayRef sizes, int64_t
   return ember::zeros(sizes, options_of(grad)).scatter(wrap(dim, static_cast<int64_t>(sizes.size())), indices, grad);
 }
 
+namespace {
+
+// g (index-shaped) in the leading corner of zeros of src's sizes.
+Tensor pad_to_sizes(const Tensor& g, IntArrayRef src_sizes) {
+  if (g.sizes() == src_sizes) return g;
+  Tensor out = ember::zeros(src_sizes, options_of(g));
+  Tensor region = out;
+  for (int64_t d = 0; d < g.dim(); ++d) region = ember::narrow(region, d, 0, g.sizes()[d]);
+  region.copy_(g);
+  return out;
+}
+
+}  // namespace
+
+Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
+  return pad_to_sizes(grad.gather(dim, index), src_sizes);
+}
+
 Tensor gather_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index) {
   return ember::zeros(sizes, options_of(grad)).scatter_add(dim, index, grad);
 }
@@ -516,16 +534,17 @@ std::tuple<Tensor, Tensor> scatter_reduce_backward(
                               (grad * result).gather(dim, index) / src_nz);
     }
   } else {  // amax, amin
+    // As PyTorch: self's value is counted among the ties even with include_self=False.
     const Tensor src_hit = src.eq(result.gather(dim, index)).to(self.scalar_type());
-    Tensor n = ember::zeros_like(self).scatter_add(dim, index, src_hit);
     const Tensor self_hit = self.eq(result).to(self.scalar_type());
-    if (include_self) n = n + self_hit;
+    const Tensor n = self_hit.scatter_add(dim, index, src_hit);
     const Tensor g = grad / n.masked_fill(n.eq(0), 1);
     if (grad_input_mask[0]) {
       grad_self = include_self ? ember::where(touched, g * self_hit, grad) : grad.masked_fill(touched, 0);
     }
     if (grad_input_mask[1]) grad_src = g.gather(dim, index) * src_hit;
   }
+  if (grad_src.defined()) grad_src = pad_to_sizes(grad_src, src.sizes());
   return {grad_self, grad_src};
 }
 

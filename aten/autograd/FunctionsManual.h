@@ -94,6 +94,10 @@ EMBER_API Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, in
 /// sort/topk: each gradient back to the position its value came from (others 0).
 EMBER_API Tensor values_at_indices_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim,
                                            const Tensor& indices);
+/// scatter's src: the gradient at the positions index sends src's elements to (src may be
+/// larger than index: its other elements get 0).
+EMBER_API Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index,
+                                      IntArrayRef src_sizes);
 EMBER_API Tensor gather_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index);
 EMBER_API std::tuple<Tensor, Tensor> scatter_reduce_backward(
     const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,

@@ -957,8 +957,6 @@ KNOWN_MISMATCHES = [
     Known(r"Ember raised (TypeError|ValueError) .*PyTorch returned Tensor",
           "Ember checks dtype/broadcast on an empty tensor where PyTorch, with nothing to do, "
           "returns", ids=r"self=\w+:empty"),
-    Known(r"Ember raised NotImplementedError .*only memory_format=torch.contiguous_format",
-          "Ember has no channels_last yet", ids=r"channels_last"),
     Known(r"values differ", "Ember's float32 digamma is correctly rounded; PyTorch's float kernel "
           "is off by up to ~1e-6 relative, which a float64/complex128 out= shows",
           ids=r"^digamma.*self=float32:[a-z]+;out=(float64|complex128)"),
