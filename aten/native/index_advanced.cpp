@@ -10,6 +10,7 @@
 #include "aten/TensorOperators.h"
 #include "aten/native/DimUtils.h"
 #include "aten/native/Dispatch.h"
+#include "aten/native/IndexUtils.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/TensorIterator.h"
 #include "ember/generated/Functions.h"
@@ -18,19 +19,6 @@
 
 namespace ember::native {
 namespace {
-
-std::vector<int64_t> offsets_of(IntArrayRef sizes, IntArrayRef strides, size_t begin) {
-  std::vector<int64_t> offsets{0};
-  for (size_t d = begin; d < sizes.size(); ++d) {
-    std::vector<int64_t> next;
-    next.reserve(offsets.size() * static_cast<size_t>(sizes[d]));
-    for (int64_t o : offsets) {
-      for (int64_t i = 0; i < sizes[d]; ++i) next.push_back(o + i * strides[d]);
-    }
-    offsets.swap(next);
-  }
-  return offsets;
-}
 
 struct IndexPlan {
   Tensor self;                 // self, with a dim of size 1 for each 0-d bool index
@@ -120,17 +108,6 @@ DimVector result_shape(const IndexPlan& p) {
   return shape;
 }
 
-template <class F>
-void dispatch_by_size(size_t size, F&& f) {
-  switch (size) {
-    case 1: return f(TypeTag<uint8_t>{});
-    case 2: return f(TypeTag<uint16_t>{});
-    case 4: return f(TypeTag<uint32_t>{});
-    case 8: return f(TypeTag<uint64_t>{});
-    default: return f(TypeTag<std::array<uint64_t, 2>>{});
-  }
-}
-
 }  // namespace
 
 Tensor index_cpu(const Tensor& self, TensorList indices) {
@@ -138,7 +115,7 @@ Tensor index_cpu(const Tensor& self, TensorList indices) {
   const IndexPlan p = plan_index("index", self, indices);
   Tensor out = ember::empty(result_shape(p), TensorOptions().dtype(self.scalar_type()));
   if (out.numel() == 0) return out;
-  const std::vector<int64_t> rest = offsets_of(p.rest_sizes, p.rest_strides, 0);
+  const std::vector<int64_t> rest = dim_offsets(p.rest_sizes, p.rest_strides, 0, static_cast<int64_t>(p.rest_sizes.size()));
   const int64_t n_rest = static_cast<int64_t>(rest.size());
   const bool rest_contiguous = is_row_major_run(p.rest_sizes, p.rest_strides, 0, p.rest_sizes.size());
   const int64_t* off = static_cast<const int64_t*>(p.offsets.data_ptr());
@@ -178,7 +155,7 @@ Tensor& index_put__cpu(Tensor& self, TensorList indices, const Tensor& values, b
   if (p.offsets.numel() == 0 || self.numel() == 0) return self;
   const Tensor v = values.storage().is_alias_of(self.storage()) ? values.expand(shape).clone(MemoryFormat::Contiguous)
                                                                : values.expand(shape).contiguous();
-  const std::vector<int64_t> rest = offsets_of(p.rest_sizes, p.rest_strides, 0);
+  const std::vector<int64_t> rest = dim_offsets(p.rest_sizes, p.rest_strides, 0, static_cast<int64_t>(p.rest_sizes.size()));
   const int64_t n_rest = static_cast<int64_t>(rest.size());
   const int64_t* off = static_cast<const int64_t*>(p.offsets.data_ptr());
   dispatch_all_types(self.scalar_type(), "index_put_", [&](auto tag) {

@@ -1,14 +1,17 @@
-// Indexing along one dimension: index_select, index_add, and repeat_interleave built on them.
+// Indexing along one dimension: index_select, index_add, index_copy, index_fill, and
+// repeat_interleave built on index_select.
 //
 // Note [Index loops]: a tensor is split around the indexed dimension into outer dims, the
 // dimension itself and inner dims. The element offsets of every outer and every inner
-// position are listed once (index_offsets), so the loops below handle any strides with two
-// table lookups per element, and copy whole inner runs with memcpy when they are contiguous.
+// position are listed once (dim_offsets, IndexUtils.h), so the loops below handle any
+// strides with two table lookups per element, and copy whole inner runs with memcpy when
+// they are contiguous.
 #include <cstring>
 #include <vector>
 
 #include "aten/native/DimUtils.h"
 #include "aten/native/Dispatch.h"
+#include "aten/native/IndexUtils.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/RangeFactories.h"
 #include "aten/native/Reduce.h"
@@ -18,20 +21,6 @@
 
 namespace ember::native {
 namespace {
-
-// The element offsets of every position of dims [begin, end) of (sizes, strides), row-major.
-std::vector<int64_t> index_offsets(IntArrayRef sizes, IntArrayRef strides, int64_t begin, int64_t end) {
-  std::vector<int64_t> offsets{0};
-  for (int64_t d = begin; d < end; ++d) {
-    std::vector<int64_t> next;
-    next.reserve(offsets.size() * static_cast<size_t>(sizes[d]));
-    for (int64_t o : offsets) {
-      for (int64_t i = 0; i < sizes[d]; ++i) next.push_back(o + i * strides[d]);
-    }
-    offsets.swap(next);
-  }
-  return offsets;
-}
 
 // The index as int64 values, each checked to lie in [0, size) (IndexError, or RuntimeError
 // where PyTorch raises that: index_add).
@@ -55,27 +44,12 @@ std::vector<int64_t> read_index(const char* op, const Tensor& index, int64_t dim
   return out;
 }
 
-// A 0-d tensor behaves as 1-d of size 1 for dim 0.
-DimVector sizes_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes()); }
-DimVector strides_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.strides()); }
-
-template <class F>
-void dispatch_by_size(size_t size, F&& f) {
-  switch (size) {
-    case 1: return f(TypeTag<uint8_t>{});
-    case 2: return f(TypeTag<uint16_t>{});
-    case 4: return f(TypeTag<uint32_t>{});
-    case 8: return f(TypeTag<uint64_t>{});
-    default: return f(TypeTag<std::array<uint64_t, 2>>{});
-  }
-}
-
 // out[o, j, i] = self[o, idx[j], i] (Note [Index loops]); out is contiguous.
 void index_select_into(const Tensor& self, int64_t dim, const std::vector<int64_t>& idx, Tensor& out) {
   const DimVector sizes = sizes_1d(self), strides = strides_1d(self);
   const int64_t nd = static_cast<int64_t>(sizes.size());
-  const std::vector<int64_t> outer = index_offsets(sizes, strides, 0, dim);
-  const std::vector<int64_t> inner = index_offsets(sizes, strides, dim + 1, nd);
+  const std::vector<int64_t> outer = dim_offsets(sizes, strides, 0, dim);
+  const std::vector<int64_t> inner = dim_offsets(sizes, strides, dim + 1, nd);
   const int64_t n_inner = static_cast<int64_t>(inner.size());
   const int64_t n_idx = static_cast<int64_t>(idx.size());
   const int64_t stride = strides[dim];
@@ -172,10 +146,10 @@ Tensor& index_write(const char* op, Tensor& self, int64_t dim, const Tensor& ind
   const Tensor src = source.storage().is_alias_of(self.storage()) ? source.clone() : source;
   const int64_t nd = static_cast<int64_t>(ss.size());
   const DimVector st = strides_1d(self), rt = strides_1d(src);
-  const std::vector<int64_t> outer = index_offsets(ss, st, 0, d);
-  const std::vector<int64_t> inner = index_offsets(ss, st, d + 1, nd);
-  const std::vector<int64_t> src_outer = index_offsets(rs, rt, 0, d);
-  const std::vector<int64_t> src_inner = index_offsets(rs, rt, d + 1, nd);
+  const std::vector<int64_t> outer = dim_offsets(ss, st, 0, d);
+  const std::vector<int64_t> inner = dim_offsets(ss, st, d + 1, nd);
+  const std::vector<int64_t> src_outer = dim_offsets(rs, rt, 0, d);
+  const std::vector<int64_t> src_inner = dim_offsets(rs, rt, d + 1, nd);
   dispatch_all_types(self.scalar_type(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T a = add ? checked_scalar_to<T>(alpha, op, "alpha") : T(1);

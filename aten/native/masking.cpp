@@ -9,6 +9,7 @@
 
 #include "aten/native/DimUtils.h"
 #include "aten/native/Dispatch.h"
+#include "aten/native/IndexUtils.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/RangeFactories.h"
 #include "aten/native/TensorIterator.h"
@@ -47,17 +48,6 @@ std::vector<int64_t> mask_prefix(const bool* m, const std::vector<int64_t>& boun
   });
   for (int64_t c = 0; c < chunks; ++c) count[c + 1] += count[c];
   return count;
-}
-
-template <class F>
-void dispatch_by_size(size_t size, F&& f) {
-  switch (size) {
-    case 1: return f(TypeTag<uint8_t>{});
-    case 2: return f(TypeTag<uint16_t>{});
-    case 4: return f(TypeTag<uint32_t>{});
-    case 8: return f(TypeTag<uint64_t>{});
-    default: return f(TypeTag<std::array<uint64_t, 2>>{});
-  }
 }
 
 }  // namespace

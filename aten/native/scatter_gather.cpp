@@ -16,6 +16,7 @@
 #include "aten/TensorOperators.h"
 #include "aten/native/DimUtils.h"
 #include "aten/native/Dispatch.h"
+#include "aten/native/IndexUtils.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/RangeFactories.h"
 #include "aten/native/TensorIterator.h"
@@ -26,9 +27,6 @@
 
 namespace ember::native {
 namespace {
-
-DimVector sizes_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes()); }
-DimVector strides_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.strides()); }
 
 // PyTorch's gather/scatter shape rules: index has self's number of dims (0-d counts as 1-d)
 // and, except along dim, is no larger than self (and src, for scatter).
@@ -87,17 +85,6 @@ void check_index_values(const char* op, const Tensor& index, int64_t dim, int64_
   const Tensor first = index.reshape({-1}).index_select(0, ember::nonzero(bad.reshape({-1})).select(1, 0).narrow(0, 0, 1));
   EMBER_THROW(Error, op, "(): index ", first.item().to_long(), " is out of bounds for dimension ",
               dim, " with size ", size);
-}
-
-template <class F>
-void dispatch_by_size(size_t size, F&& f) {
-  switch (size) {
-    case 1: return f(TypeTag<uint8_t>{});
-    case 2: return f(TypeTag<uint16_t>{});
-    case 4: return f(TypeTag<uint32_t>{});
-    case 8: return f(TypeTag<uint64_t>{});
-    default: return f(TypeTag<std::array<uint64_t, 2>>{});
-  }
 }
 
 // Calls body(self_offset, other_offset) for each position of index (Note [Scatter-gather

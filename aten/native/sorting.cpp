@@ -16,6 +16,7 @@
 #include "aten/TensorOperators.h"
 #include "aten/native/DimUtils.h"
 #include "aten/native/Dispatch.h"
+#include "aten/native/IndexUtils.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/RangeFactories.h"
 #include "ember/generated/Functions.h"
@@ -40,9 +41,6 @@ std::vector<int64_t> slice_starts(IntArrayRef sizes, IntArrayRef strides, int64_
   }
   return offsets;
 }
-
-DimVector sizes_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes()); }
-DimVector strides_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.strides()); }
 
 template <class T>
 using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
