@@ -29,17 +29,9 @@ namespace {
 
 // Offsets of the first element of every slice along dim (row-major over the other dims).
 std::vector<int64_t> slice_starts(IntArrayRef sizes, IntArrayRef strides, int64_t dim) {
-  std::vector<int64_t> offsets{0};
-  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
-    if (d == dim) continue;
-    std::vector<int64_t> next;
-    next.reserve(offsets.size() * static_cast<size_t>(sizes[d]));
-    for (int64_t o : offsets) {
-      for (int64_t i = 0; i < sizes[d]; ++i) next.push_back(o + i * strides[d]);
-    }
-    offsets.swap(next);
-  }
-  return offsets;
+  DimVector first(sizes);  // dim held at its first position
+  first[dim] = 1;
+  return dim_offsets(first, strides, 0, static_cast<int64_t>(sizes.size()));
 }
 
 template <class T>

@@ -97,41 +97,31 @@ inline void transpose_8x8(uint32_t* dst, int64_t dst_ld, const uint32_t* src, in
 template <class T>
 void transpose_tiles(T* dst, const T* src, int64_t rows, int64_t cols, int64_t dst_ld, int64_t src_ld) {
   constexpr int64_t kTile = 32;
+  // One block [i, i_end) x [j, j_end): 8 x 8 register transposes for 4-byte elements where
+  // the instructions exist, else element by element (reading src's columns contiguously).
+  auto block = [&](int64_t i, int64_t i_end, int64_t j, int64_t j_end) {
 #if defined(EMBER_CPU_CAPABILITY_AVX2) || defined(EMBER_CPU_CAPABILITY_AVX512)
-  if constexpr (sizeof(T) == 4) {
-    const int64_t row_tiles = (rows + kTile - 1) / kTile;
-    parallel_for(0, row_tiles, 1, [&](int64_t b, int64_t e) {
-      for (int64_t t = b; t < e; ++t) {
-        const int64_t i0 = t * kTile, i1 = std::min(rows, i0 + kTile);
-        for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-          const int64_t j1 = std::min(cols, j0 + kTile);
-          for (int64_t i = i0; i < i1; i += 8) {
-            for (int64_t j = j0; j < j1; j += 8) {
-              if (i + 8 <= i1 && j + 8 <= j1) {
-                transpose_8x8(reinterpret_cast<uint32_t*>(dst) + i * dst_ld + j, dst_ld,
-                              reinterpret_cast<const uint32_t*>(src) + j * src_ld + i, src_ld);
-              } else {
-                for (int64_t jj = j; jj < std::min(j + 8, j1); ++jj) {
-                  for (int64_t ii = i; ii < std::min(i + 8, i1); ++ii) dst[ii * dst_ld + jj] = src[jj * src_ld + ii];
-                }
-              }
-            }
-          }
-        }
+    if constexpr (sizeof(T) == 4) {
+      if (i_end - i == 8 && j_end - j == 8) {
+        transpose_8x8(reinterpret_cast<uint32_t*>(dst) + i * dst_ld + j, dst_ld,
+                      reinterpret_cast<const uint32_t*>(src) + j * src_ld + i, src_ld);
+        return;
       }
-    });
-    return;
-  }
+    }
 #endif
+    for (int64_t jj = j; jj < j_end; ++jj) {
+      const T* s = src + jj * src_ld;
+      for (int64_t ii = i; ii < i_end; ++ii) dst[ii * dst_ld + jj] = s[ii];
+    }
+  };
   const int64_t row_tiles = (rows + kTile - 1) / kTile;
   parallel_for(0, row_tiles, 1, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
       const int64_t i0 = t * kTile, i1 = std::min(rows, i0 + kTile);
       for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
         const int64_t j1 = std::min(cols, j0 + kTile);
-        for (int64_t j = j0; j < j1; ++j) {
-          const T* s = src + j * src_ld;
-          for (int64_t i = i0; i < i1; ++i) dst[i * dst_ld + j] = s[i];
+        for (int64_t i = i0; i < i1; i += 8) {
+          for (int64_t j = j0; j < j1; j += 8) block(i, std::min(i + 8, i1), j, std::min(j + 8, j1));
         }
       }
     }
