@@ -107,8 +107,12 @@ Tensor& masked_select_out_cpu(const Tensor& self, const Tensor& mask, Tensor& ou
     T* op = static_cast<T*>(dst.data_ptr());
     parallel_for(0, static_cast<int64_t>(bounds.size()) - 1, 1, [&](int64_t b, int64_t e) {
       for (int64_t c = b; c < e; ++c) {
+        // Branchless: every element is written and the cursor moves past selected ones;
+        // the chunk stops once its last selected element is in (a write past it would
+        // land beyond the output's end in the last chunk).
         T* w = op + prefix[c];
-        for (int64_t i = bounds[c]; i < bounds[c + 1]; ++i) {
+        T* const end = op + prefix[c + 1];
+        for (int64_t i = bounds[c]; i < bounds[c + 1] && w != end; ++i) {
           *w = sp[i];
           w += mp[i];
         }

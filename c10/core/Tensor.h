@@ -15,6 +15,7 @@
 namespace ember {
 
 class Tensor;
+class TensorOptions;
 /// A borrowed list of tensors, as `Tensor[]` arguments are passed.
 using TensorList = ArrayRef<Tensor>;
 
@@ -73,6 +74,8 @@ class EMBER_API Tensor {
   size_t element_size() const { return itemsize(impl_->dtype()); }
   Device device() const { return impl_->device(); }
   Layout layout() const { return impl_->layout(); }
+  /// dtype, device and layout as factory options (defined in TensorOptions.h).
+  TensorOptions options() const;
   bool is_contiguous() const { return impl_->is_contiguous(); }
   const Storage& storage() const { return impl_->storage(); }
   void* data_ptr() const { return impl_->data(); }

@@ -42,4 +42,8 @@ class TensorOptions {
   std::optional<bool> requires_grad_;
 };
 
+inline TensorOptions Tensor::options() const {
+  return TensorOptions().dtype(scalar_type()).device(device()).layout(layout());
+}
+
 }  // namespace ember

@@ -22,7 +22,8 @@ del _name
 _install_operators(Tensor)
 
 from ember.functional import (  # noqa: E402,F401
-    atleast_1d, atleast_2d, atleast_3d, cartesian_prod, meshgrid, nonzero, split, unique,
+    atleast_1d, atleast_2d, atleast_3d, cartesian_prod, einsum, meshgrid, nonzero, split,
+    tensordot, unique,
     unique_consecutive,
 )
 from ember._creation import (  # noqa: E402,F401

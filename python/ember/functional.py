@@ -99,3 +99,36 @@ def nonzero(input, *, out=None, as_tuple=False):  # noqa: A002
 
 
 __all__ += ["nonzero"]
+
+
+def einsum(equation, *operands, path=None):
+    """Einstein summation: einsum("ij,jk->ik", a, b); the operands may also be one list."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return _C._functions.einsum(equation, list(operands), path=path)
+
+
+def tensordot(a, b, dims=2, out=None):
+    """The contraction of a and b over dims: the last `dims` of a with the first `dims` of b
+    (an int), or the paired lists ([dims of a], [dims of b])."""
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    elif hasattr(dims, "tolist"):  # a tensor of dims
+        dims = dims.tolist()
+        dims_a, dims_b = ([dims[0]], [dims[1]]) if isinstance(dims[0], int) else (dims[0], dims[1])
+    else:
+        dims_a, dims_b = dims
+    result = _C._functions.tensordot(a, b, dims_a, dims_b)
+    if out is not None:
+        if tuple(out.shape) != tuple(result.shape):
+            raise RuntimeError(f"tensordot(): expected 'out' of shape {tuple(result.shape)}, "
+                               f"but got {tuple(out.shape)}")
+        return out.copy_(result)
+    return result
+
+
+__all__ += ["einsum", "tensordot"]

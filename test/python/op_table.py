@@ -223,6 +223,8 @@ def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np
         a = rng.integers(-8, 9, shape) / 8.0
     elif kind == "ties":  # few distinct values: repeated maxima and minima
         a = rng.integers(0, 3, shape)
+    elif kind == "sign":  # -1 or 1 (cosine_embedding_loss targets)
+        a = rng.choice([-1, 1], shape)
     elif kind == "index3":  # valid indices into a dimension of size 3 or more
         a = rng.integers(0, 3, shape)
     elif kind == "counts":  # repeat counts
@@ -565,7 +567,15 @@ def call(case: Case, op: OpInfo, row, lib, values: dict[str, Any]):
             kwargs[a.name] = values[a.name]
     if case.unknown_keyword:
         kwargs["bogus"] = 1
-    if lib is torch and row.torch_function is not None:
+    if lib is ember and getattr(row, "ember_function", None) is not None:
+        # Ember's schema-shaped binding, where ember.<op> is a Python wrapper with PyTorch's
+        # Python signature (tensordot's dims=).
+        fn = row.ember_function
+        if case.form != "function":
+            args.insert(0, values["self"])
+        elif row.self_keyword in kwargs:
+            args.insert(0, kwargs.pop(row.self_keyword))
+    elif lib is torch and row.torch_function is not None:
         # PyTorch's spelling of the op (self first, by position), where torch.<op> is not it.
         fn = row.torch_function
         if case.form != "function":

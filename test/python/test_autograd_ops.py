@@ -29,6 +29,14 @@ GRAD_TOL = {"bfloat16": (1.6e-2, 1e-5), "float16": (1e-3, 1e-5), "float32": (1e-
 # Known differences from PyTorch's gradients: (case id pattern, reason). Each is still run:
 # it xfails only when it differs.
 KNOWN = [
+    (r"^nll_loss_backward\|.*reduction=1",
+     "PyTorch's double backward of nll_loss_backward (mean) divides by the weight sum it "
+     "recomputes, not by the total_weight argument (the same in real use, where total_weight "
+     "is that sum; these cases pass an arbitrary one); Ember's is the derivative of the call "
+     "(gradcheck agrees)"),
+    (r"^embedding_dense_backward\|.*scale_grad_by_freq=True",
+     "PyTorch's double backward of embedding_dense_backward ignores scale_grad_by_freq; "
+     "Ember's divides by the counts as the forward does (gradcheck agrees)"),
     (r"^(var|std|var_mean|std_mean)(\.\w+)?\|.*dim=\(\)",
      "PyTorch's var/std backward counts no reduced elements for dim=() (N - 1 = 0: infinite "
      "gradients) although its forward reduces every dimension; Ember's gradient is the "
@@ -102,7 +110,7 @@ def grad_case(case: Case) -> bool:
     op = OPS[case.key]
     if op.schema.is_out or case.unknown_keyword or case.keywords:
         return False
-    if case.args.get("sparse_grad"):
+    if case.args.get("sparse_grad") or case.args.get("sparse"):
         return False  # PyTorch's gradient is then a sparse tensor (Ember's is dense)
     key = formula_key(case.key)
     names = formula_inputs(key) if key else []
@@ -288,6 +296,8 @@ def gradcheck_cases() -> list[Case]:
         specs = [s for n, v in c.values if n in formula_inputs(c.key) for s in specs_of(v)]
         if not specs or not all(v.layout in GRADCHECK_LAYOUTS and v.dtype in FLOAT for v in specs):
             continue
+        if any(v.shape is not None and int(np.prod(v.shape)) > 1000 for v in specs):
+            continue  # finite differences build a dense Jacobian: small inputs only
         if any(isinstance(v, ot.Dt) and str(v) != "float64" for _, v in c.values):
             continue  # a float32 result: finite differences too coarse
         if c.key == "pow.Scalar" and not (isinstance(c.args["self"], (int, float)) and c.args["self"] > 0):
@@ -296,8 +306,8 @@ def gradcheck_cases() -> list[Case]:
         sig = tuple(sorted((n, v.layout if isinstance(v, TensorSpec) else repr(v)) for n, v in c.values))
         if sig in seen.setdefault(c.key, set()) or len(seen[c.key]) >= 6:
             continue
-        seen[c.key].add(sig)
-        if torch_accepts(c):
+        if torch_accepts(c):  # (cases PyTorch refuses do not use up the op's quota)
+            seen[c.key].add(sig)
             picked.setdefault(c.key, []).append(c)
     return [c for cases in picked.values() for c in cases]
 

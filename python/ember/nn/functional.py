@@ -79,3 +79,559 @@ def sigmoid(input):
 def tanh(input):
     """tanh of each element."""
     return input.tanh()
+
+
+# ---- softmax ---------------------------------------------------------------------------
+
+def _softmax_dim(ndim):
+    """PyTorch's implicit softmax dim (deprecated there): 0 for 0-, 1- and 3-d inputs, else 1."""
+    import warnings
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to "
+                  "include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along dim (computed in dtype when given)."""
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _ember.softmax(input, dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along dim."""
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _ember.softmax(-input if dtype is None else -input.to(dtype), dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(x)) along dim, computed without overflow."""
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _ember.log_softmax(input, dim, dtype=dtype)
+
+
+# ---- losses ------------------------------------------------------------------------------
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    """PyTorch's reduction enum from the string (or the deprecated size_average/reduce pair)."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "none" if not reduce else ("mean" if size_average else "sum")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """The negative log-likelihood of log-probabilities input [N, C, ...] at classes target."""
+    return _nn.nll_loss(input, target, weight, _reduction(reduction, size_average, reduce), ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Cross entropy of logits input against class indices or class probabilities target."""
+    return _nn.cross_entropy_loss(input, target, weight, _reduction(reduction, size_average, reduce),
+                                  ignore_index, label_smoothing)
+
+
+def _check_target_size(name, input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error (or sum, or elementwise)."""
+    _check_target_size("mse_loss", input, target)
+    if weight is not None:
+        return _weighted(_nn.mse_loss(input, target, 0), input, weight, _reduction(reduction, size_average, reduce))
+    return _nn.mse_loss(input, target, _reduction(reduction, size_average, reduce))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error (or sum, or elementwise)."""
+    _check_target_size("l1_loss", input, target)
+    if weight is not None:
+        return _weighted(_nn.l1_loss(input, target, 0), input, weight, _reduction(reduction, size_average, reduce))
+    return _nn.l1_loss(input, target, _reduction(reduction, size_average, reduce))
+
+
+def _weighted(loss, input, weight, reduction, by_weight=True):
+    """PyTorch's weighted form: each element's loss times weight (input's shape); the mean
+    divides the weighted sum by the sum of the weights (by_weight; huber_loss: by the count)."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == 0:
+        return loss
+    if reduction == 2:
+        return loss.sum()
+    return loss.sum() / weight.sum() if by_weight else loss.mean()
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Quadratic below beta, linear above."""
+    _check_target_size("smooth_l1_loss", input, target)
+    return _nn.smooth_l1_loss(input, target, _reduction(reduction, size_average, reduce), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Quadratic below delta, delta-scaled linear above."""
+    _check_target_size("huber_loss", input, target)
+    if weight is not None:
+        return _weighted(_nn.huber_loss(input, target, 0, delta), input, weight, _reduction(reduction), False)
+    return _nn.huber_loss(input, target, _reduction(reduction), delta)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Binary cross entropy of probabilities input against target."""
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    return _nn.binary_cross_entropy(input, target, weight, _reduction(reduction, size_average, reduce))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Binary cross entropy of logits input against target, computed stably."""
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    return _ember.binary_cross_entropy_with_logits(input, target, weight, pos_weight,
+                                                    _reduction(reduction, size_average, reduce))
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Pointwise KL divergence of target from log-probabilities input ('batchmean' divides the
+    sum by the batch size)."""
+    if reduction == "batchmean":
+        loss = _ember.kl_div(input, target, 2, log_target=log_target)
+        return loss / input.shape[0] if input.dim() != 0 else loss
+    return _ember.kl_div(input, target, _reduction(reduction, size_average, reduce), log_target=log_target)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin)."""
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got "
+                           f"sizes: input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    return _ember.margin_ranking_loss(input1, input2, target, margin,
+                                      _reduction(reduction, size_average, reduce))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """1 - cos(input1, input2) for target 1, max(0, cos - margin) for target -1."""
+    return _ember.cosine_embedding_loss(input1, input2, target, margin,
+                                        _reduction(reduction, size_average, reduce))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """max(d(a, p) - d(a, n) + margin, 0) with p-norm distances."""
+    return _ember.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                      _reduction(reduction, size_average, reduce))
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias."""
+    return _nn.linear(input, weight, bias)
+
+
+# ---- embeddings ----------------------------------------------------------------------------
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """The rows of weight at the indices input; max_norm renormalises the rows used, in place."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return _ember.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """Scales the rows of weight that input uses down to norm max_norm (no gradient)."""
+    with _ember.no_grad():
+        rows = _ember.unique(input.reshape(-1))
+        norms = _ember.linalg.vector_norm(weight.index_select(0, rows), norm_type, dim=1)
+        scale = _ember.where(norms > max_norm, max_norm / (norms + 1e-7), _ember.ones_like(norms))
+        weight.index_copy_(0, rows, weight.index_select(0, rows) * scale.unsqueeze(1))
+    return weight
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """Sums, means or maxima of bags of embeddings: input [B, L] (one bag per row) or 1-d
+    with offsets (bag i is input[offsets[i]:offsets[i+1]]); empty bags give zeros."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, but got {mode}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is "
+                                  f"only supported for mode='sum' (got mode='{mode}'). Please open a "
+                                  "feature request on GitHub.")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch "
+                             "of fixed length sequences.")
+        bags, length = input.shape
+        offsets = _ember.arange(0, bags * length, length) if length else _ember.zeros(bags, dtype=_ember.int64)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+        include_last_offset = False
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx = weight.size(0) + padding_idx
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    n = input.numel()
+    ends = offsets.to(_ember.int64)
+    bags = ends.numel() - 1 if include_last_offset else ends.numel()
+    # The bag of each index: the number of offsets at or before its position, minus one.
+    bag_of = _ember.bucketize(_ember.arange(n), ends[:bags], right=True) - 1
+    keep = bag_of >= 0
+    if padding_idx is not None:
+        keep = keep & (input != padding_idx)
+    sel = keep.nonzero().reshape(-1)
+    rows = _ember.embedding(weight, input.index_select(0, sel), -1, scale_grad_by_freq, False)
+    bag_sel = bag_of.index_select(0, sel)
+    dim = weight.shape[1]
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.index_select(0, sel).unsqueeze(1)
+    if mode == "max":
+        out = _ember.zeros((bags, dim), dtype=weight.dtype)
+        return out.scatter_reduce(0, bag_sel.unsqueeze(1).expand(-1, dim), rows, "amax", include_self=False)
+    out = _ember.zeros((bags, dim), dtype=weight.dtype).index_add(0, bag_sel, rows)
+    if mode == "mean":
+        counts = _ember.bincount(bag_sel, minlength=bags).to(weight.dtype).clamp_min(1)
+        out = out / counts.unsqueeze(1)
+    return out
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot vectors of the class indices (num_classes -1: the largest index + 1)."""
+    return _nn.one_hot(tensor, num_classes)
+
+
+# ---- dropout -------------------------------------------------------------------------------
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes elements with probability p and scales the rest by 1 / (1 - p) when training."""
+    _check_p(p)
+    return _ember.dropout_(input, p, training) if inplace else _ember.dropout(input, p, training)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's self-normalising mean and variance."""
+    _check_p(p)
+    return _ember.alpha_dropout_(input, p, training) if inplace else _ember.alpha_dropout(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels."""
+    _check_p(p)
+    return _ember.feature_alpha_dropout(input, p, training)
+
+
+def _feature_dropout(name, batched, input, p, training, inplace):
+    _check_p(p)
+    if input.dim() not in (batched - 1, batched):
+        raise RuntimeError(f"{name}: Expected {batched - 1}D or {batched}D input, but received a "
+                           f"{input.dim()}D input.")
+    unbatched = input.dim() == batched - 1
+    x = input.unsqueeze(0) if unbatched else input
+    out = _ember.feature_dropout_(x, p, training) if inplace else _ember.feature_dropout(x, p, training)
+    return out.squeeze(0) if unbatched else out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Dropout of whole channels of [N, C, L] (or [C, L]) inputs."""
+    return _feature_dropout("dropout1d", 3, input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Dropout of whole channels of [N, C, H, W] (or [C, H, W]) inputs."""
+    return _feature_dropout("dropout2d", 4, input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Dropout of whole channels of [N, C, D, H, W] (or [C, D, H, W]) inputs."""
+    return _feature_dropout("dropout3d", 5, input, p, training, inplace)
+
+
+# ---- rearrangements and distances ---------------------------------------------------------
+
+pixel_shuffle = _ember.pixel_shuffle
+pixel_unshuffle = _ember.pixel_unshuffle
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """cos of the angle between x1 and x2 along dim."""
+    return _ember.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """p-norm of x1 - x2 + eps along the last dimension."""
+    return _ember.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+# ---- padding, resampling, im2col ------------------------------------------------------------
+
+def _pad_index(n, before, after, mode):
+    """Source positions along one dimension of size n for output positions -before..n+after."""
+    j = _ember.arange(-before, n + after)
+    if mode == "reflect":
+        j = j.abs()
+        return _ember.where(j >= n, 2 * (n - 1) - j, j)
+    if mode == "replicate":
+        return j.clamp(0, n - 1)
+    return _ember.remainder(j, n)  # circular
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pads the last len(pad) // 2 dimensions: pad = (left of the last, right of the last,
+    left of the one before, ...); negative amounts crop. Modes: constant (value, default 0),
+    reflect, replicate, circular."""
+    pad = list(pad)
+    if len(pad) % 2 != 0:
+        raise ValueError("Padding length must be divisible by 2")
+    k = len(pad) // 2
+    if k > input.dim():
+        raise ValueError("Padding length should be less than or equal to two times the input dimension "
+                         f"but got padding length {len(pad)} and input of dimension {input.dim()}")
+    if mode == "constant":
+        out = input
+        for i in range(k):
+            dim = input.dim() - 1 - i
+            before, after = pad[2 * i], pad[2 * i + 1]
+            if before < 0:
+                out = out.narrow(dim, -before, out.shape[dim] + before)
+                before = 0
+            if after < 0:
+                out = out.narrow(dim, 0, out.shape[dim] + after)
+                after = 0
+            if before or after:
+                parts = []
+                for amount in (before, None, after):
+                    if amount is None:
+                        parts.append(out)
+                    elif amount:
+                        shape = list(out.shape)
+                        shape[dim] = amount
+                        parts.append(_ember.full(shape, 0 if value is None else value, dtype=out.dtype))
+                out = _ember.cat(parts, dim)
+        return out
+    if value is not None and value != 0:
+        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument.')
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if not 1 <= k <= 3 or input.dim() not in (k + 1, k + 2):
+        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported "
+                                  f"for now (got a {input.dim()}-d input and {len(pad)} padding values)")
+    out = input
+    for i in range(k):
+        dim = input.dim() - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        n = out.shape[dim]
+        if mode == "reflect" and (before >= n or after >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({before}, {after}) at dimension {dim} of "
+                               f"input {list(input.shape)}")
+        if mode == "circular" and (before > n or after > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if mode == "replicate" and n == 0 and (before > 0 or after > 0):
+            raise RuntimeError(f"padding size cannot be applied to an empty dimension {dim}")
+        out = out.index_select(dim, _pad_index(n, before, after, mode))
+    return out
+
+
+def _tuple(x, n):
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,) * n
+
+
+_INTERP_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resamples the spatial dimensions of [N, C, *spatial] to size (or scale_factor times
+    them): nearest, nearest-exact, (bi/tri)linear and bicubic, one dimension at a time."""
+    import math
+    if antialias:
+        raise NotImplementedError("interpolate(): antialias=True is not supported yet")
+    if mode in ("nearest", "nearest-exact", "area"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif mode in _INTERP_DIMS:
+        align_corners = bool(align_corners)
+        if input.dim() - 2 != _INTERP_DIMS[mode]:
+            raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                      f"{_INTERP_DIMS[mode] + 2}D input")
+    else:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                                  f"{input.dim()}D) for the modes: nearest | linear | bilinear | bicubic "
+                                  f"| trilinear | area | nearest-exact (got {mode})")
+    nsp = input.dim() - 2
+    if nsp < 1:
+        raise ValueError(f"interpolate(): expected an input of 3 or more dimensions, but got {input.dim()}")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = list(input.shape[2:])
+    if size is not None:
+        out_sizes = list(_tuple(size, nsp))
+        if len(out_sizes) != nsp:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got "
+                             f"input with spatial dimensions of {in_sizes} and output size of {out_sizes}.")
+        scales = [None] * nsp
+    else:
+        factors = list(_tuple(scale_factor, nsp))
+        out_sizes = [int(math.floor(float(n) * f)) for n, f in zip(in_sizes, factors)]
+        scales = [None if recompute_scale_factor else 1.0 / f for f in factors]
+    if mode == "area":
+        return adaptive_avg_pool_nd(input, out_sizes)
+    out = input
+    for i in range(nsp):
+        dim = 2 + i
+        n_in, n_out = in_sizes[i], out_sizes[i]
+        scale = scales[i] if scales[i] is not None else (n_in / n_out if n_out else 0.0)
+        j = _ember.arange(n_out, dtype=_ember.float64)
+        if mode in ("nearest", "nearest-exact"):
+            src = (j + 0.5) * scale if mode == "nearest-exact" else j * scale
+            idx = src.floor().to(_ember.int64).clamp(max=n_in - 1)
+            out = out.index_select(dim, idx)
+            continue
+        if align_corners:
+            src = j * ((n_in - 1) / (n_out - 1)) if n_out > 1 else j * 0.0
+        else:
+            src = (j + 0.5) * scale - 0.5
+            if mode != "bicubic":
+                src = src.clamp(min=0.0)
+        shape = [1] * out.dim()
+        shape[dim] = n_out
+        if mode == "bicubic":
+            i0 = src.floor()
+            t = (src - i0).to(input.dtype)
+            i0 = i0.to(_ember.int64)
+            a = -0.75
+            weights = [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+                       ((a + 2) * t - (a + 3)) * t * t + 1,
+                       ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+                       ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a]
+            acc = None
+            for k, w in enumerate(weights):
+                term = out.index_select(dim, (i0 + (k - 1)).clamp(0, n_in - 1)) * w.reshape(shape)
+                acc = term if acc is None else acc + term
+            out = acc
+            continue
+        i0 = src.floor().to(_ember.int64).clamp(max=n_in - 1)
+        i1 = (i0 + 1).clamp(max=n_in - 1)
+        l1 = (src - i0.to(_ember.float64)).to(input.dtype).reshape(shape)
+        out = out.index_select(dim, i0) * (1 - l1) + out.index_select(dim, i1) * l1
+    return out
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """interpolate (PyTorch's deprecated name)."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def adaptive_avg_pool_nd(input, out_sizes):
+    """Average over PyTorch's adaptive windows [floor(i*n/o), ceil((i+1)*n/o)) per spatial dim."""
+    import math
+    out = input
+    for i, o in enumerate(out_sizes):
+        dim = 2 + i
+        n = out.shape[dim]
+        rows = []
+        for k in range(o):
+            start, end = (k * n) // o, math.ceil((k + 1) * n / o)
+            rows.append(out.narrow(dim, start, end - start).mean(dim, keepdim=True))
+        out = _ember.cat(rows, dim)
+    return out
+
+
+def _im2col_positions(out_hw, kernel, dilation, stride, padded_w):
+    """Flat positions in the padded [Hp * Wp] plane of each (kernel offset, output pixel)."""
+    (oh, ow), (kh, kw), (dh, dw), (sh, sw) = out_hw, kernel, dilation, stride
+    ki = _ember.arange(kh).reshape(kh, 1, 1, 1)
+    kj = _ember.arange(kw).reshape(1, kw, 1, 1)
+    y = _ember.arange(oh).reshape(1, 1, oh, 1)
+    x = _ember.arange(ow).reshape(1, 1, 1, ow)
+    return ((y * sh + ki * dh) * padded_w + (x * sw + kj * dw)).reshape(-1)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: the sliding [C, kh, kw] blocks of [N, C, H, W] as columns [N, C*kh*kw, L]."""
+    if input.dim() not in (3, 4):
+        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
+    unbatched = input.dim() == 3
+    x = input.unsqueeze(0) if unbatched else input
+    k, d, p, s = (_tuple(v, 2) for v in (kernel_size, dilation, padding, stride))
+    n, c, h, w = x.shape
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={k}, dilation={d}, "
+                           f"padding={p}, calculated shape of the array of sliding blocks as ({oh}, {ow}), "
+                           "but its components must be at least one.")
+    xp = globals()["pad"](x, (p[1], p[1], p[0], p[0])) if any(p) else x
+    pos = _im2col_positions((oh, ow), k, d, s, w + 2 * p[1])
+    cols = xp.reshape(n, c, -1).index_select(2, pos).reshape(n, c * k[0] * k[1], oh * ow)
+    return cols.squeeze(0) if unbatched else cols
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im: sums columns [N, C*kh*kw, L] back into [N, C, H, W] (unfold's adjoint)."""
+    if input.dim() not in (2, 3):
+        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
+                                  f"supported (got {input.dim()}D)")
+    unbatched = input.dim() == 2
+    cols = input.unsqueeze(0) if unbatched else input
+    (h, w), k, d, p, s = (_tuple(v, 2) for v in (output_size, kernel_size, dilation, padding, stride))
+    n, ckk, length = cols.shape
+    if ckk % (k[0] * k[1]) != 0:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of "
+                           f"kernel_size, but got input.size(1)={ckk} and kernel_size={k}")
+    oh = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    if oh * ow != length:
+        raise RuntimeError(f"Given output_size={(h, w)}, kernel_size={k}, dilation={d}, padding={p}, "
+                           f"stride={s}, expected size of input's dimension 2 to match the calculated "
+                           f"number of sliding blocks {oh} * {ow} = {oh * ow}, but got input.size(2)={length}.")
+    c = ckk // (k[0] * k[1])
+    hp, wp = h + 2 * p[0], w + 2 * p[1]
+    pos = _im2col_positions((oh, ow), k, d, s, wp)
+    plane = _ember.zeros((n, c, hp * wp), dtype=cols.dtype).index_add(2, pos, cols.reshape(n, c, -1))
+    out = plane.reshape(n, c, hp, wp)[:, :, p[0]:p[0] + h, p[1]:p[1] + w]
+    return out.squeeze(0) if unbatched else out

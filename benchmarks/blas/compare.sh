@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds gemm_candidates.cpp against each BLAS candidate installed in .venv (MKL, OpenBLAS
+# 0.3.34 from scipy-openblas64, oneDNN's sgemm) and prints their timings at 1 and 2 threads
+# beside PyTorch's matmul on the same shapes.   benchmarks/blas/compare.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+V=$PWD/.venv
+SP=$V/lib/python3.11/site-packages
+OB=$SP/scipy_openblas64/lib
+out=$(mktemp -d)
+src=benchmarks/blas/gemm_candidates.cpp
+g++ -O2 -std=c++20 -DUSE_MKL -I"$V/include" "$src" -o "$out/mkl" -L"$V/lib" -Wl,-rpath,"$V/lib" \
+  -l:libmkl_intel_lp64.so.3 -l:libmkl_gnu_thread.so.3 -l:libmkl_core.so.3 -fopenmp
+g++ -O2 -std=c++20 -DUSE_OPENBLAS "$src" -o "$out/openblas" -L"$OB" -Wl,-rpath,"$OB" -lscipy_openblas64_
+g++ -O2 -std=c++20 -DUSE_DNNL -I"$V/include" "$src" -o "$out/onednn" -L"$V/lib" -Wl,-rpath,"$V/lib" -ldnnl
+for t in 1 2; do
+  for lib in mkl openblas onednn; do "$out/$lib" $t; done
+  "$V/bin/python" - "$t" <<'PY'
+import sys, time, torch
+t = int(sys.argv[1]); torch.set_num_threads(t)
+cases = [("matmul512", 1, 512, 512, 512), ("matmul1024", 1, 1024, 1024, 1024),
+         ("matmul2048", 1, 2048, 2048, 2048), ("bmm64x128", 64, 128, 128, 128),
+         ("linear128x784x512", 1, 128, 512, 784)]
+for name, b, m, n, k in cases:
+    x = torch.randn(b, m, k); w = torch.randn(b, k, n)
+    flops = 2.0 * b * m * n * k; reps = max(3, int(2e9 / flops)); ms = []
+    for r in range(reps + 2):
+        t0 = time.perf_counter(); torch.matmul(x, w); t1 = time.perf_counter()
+        if r >= 2: ms.append((t1 - t0) * 1e3)
+    ms.sort(); med = ms[len(ms) // 2]
+    print(f"torch {name} {t} {med:.3f} {flops / med / 1e6:.1f}")
+PY
+done
+rm -rf "$out"
