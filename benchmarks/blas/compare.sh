@@ -12,10 +12,13 @@ src=benchmarks/blas/gemm_candidates.cpp
 g++ -O2 -std=c++20 -DUSE_MKL -I"$V/include" "$src" -o "$out/mkl" -L"$V/lib" -Wl,-rpath,"$V/lib" \
   -l:libmkl_intel_lp64.so.3 -l:libmkl_gnu_thread.so.3 -l:libmkl_core.so.3 -fopenmp
 g++ -O2 -std=c++20 -DUSE_OPENBLAS "$src" -o "$out/openblas" -L"$OB" -Wl,-rpath,"$OB" -lscipy_openblas64_
-g++ -O2 -std=c++20 -DUSE_DNNL -I"$V/include" "$src" -o "$out/onednn" -L"$V/lib" -Wl,-rpath,"$V/lib" -ldnnl
+g++ -O2 -std=c++20 -DUSE_DNNL -I"$V/include" "$src" -o "$out/onednn" -L"$V/lib" -Wl,--disable-new-dtags,-rpath,"$V/lib" -ldnnl
+# One thread runs pinned to one core: oneDNN's PyPI build threads with TBB, which ignores
+# OMP_NUM_THREADS but keeps to the process's CPU affinity.
 for t in 1 2; do
-  for lib in mkl openblas onednn; do "$out/$lib" $t; done
-  "$V/bin/python" - "$t" <<'PY'
+  pin=(); [ "$t" = 1 ] && pin=(taskset -c 0)
+  for lib in mkl openblas onednn; do "${pin[@]}" "$out/$lib" $t; done
+  "${pin[@]}" "$V/bin/python" - "$t" <<'PY'
 import sys, time, torch
 t = int(sys.argv[1]); torch.set_num_threads(t)
 cases = [("matmul512", 1, 512, 512, 512), ("matmul1024", 1, 1024, 1024, 1024),
