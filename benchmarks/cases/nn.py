@@ -68,3 +68,14 @@ def _cross_entropy(lib, mod, quick):
 
 python_case("cross_entropy_4096x1000", goals={"torch": 1.0}, size="4096x1000 float32 logits",
             note="log_softmax + nll_loss, mean")(_cross_entropy)
+
+
+def _max_pool2d(lib, mod, quick):
+    n = 8 if quick else 32
+    x = mod.rand(n, 64, 56, 56, dtype=mod.float32)
+    f = mod.nn.functional.max_pool2d
+    return lambda: f(x, 3, 2, 1)
+
+
+python_case("max_pool2d_32x64x56x56", goals={"torch": 1.0}, size="N=32, 64x56x56 float32, 3x3 stride 2 pad 1",
+            quick_size="N=8", note="NCHW, one plane per task")(_max_pool2d)

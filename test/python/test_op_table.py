@@ -1137,6 +1137,41 @@ ROW_LIST: list[Row] = [
         bad=[{"x2": TensorSpec("float32", shape=(5, 3))}, {"p": -1.0}], generic_bad=False, keywords=False,
         torch_function=torch.ops.aten.cdist, torch_ops=True),
     # ---- (section end) ----
+    # ---- pooling ----
+    *[Row(f"max_pool{n}d_with_indices", dtypes=("float32", "float64", "bfloat16", "int64", "uint8"), shape=shape,
+          layouts=("contiguous", "transposed", "sliced"), values={"self": "ties"},
+          pools={"kernel_size": [2, (2,) * n], "stride": [(), 1, (2,) * n], "padding": [0, 1],
+                 "dilation": [1, 2], "ceil_mode": [True]},
+          extra=[{"self": TensorSpec("float32", values="nan", shape=shape)},
+                 {"self": TensorSpec("float32", shape=shape[1:])}],
+          bad=[{"kernel_size": 0}, {"padding": 2}, {"self": TensorSpec("bool", shape=shape)},
+               {"kernel_size": 9}], generic_bad=False, keywords=False,
+          torch_function=getattr(torch.ops.aten, f"max_pool{n}d_with_indices"), torch_ops=True)
+      for n, shape in ((2, (2, 3, 5, 6)), (3, (1, 2, 4, 5, 3)))],
+    *[Row(f"avg_pool{n}d", dtypes=("float32", "float64") + (("bfloat16",) if n == 2 else ()), shape=shape,
+          layouts=("contiguous", "transposed", "sliced"),
+          pools={"kernel_size": [2, (2,) * n], "stride": [(), 1], "padding": [0, 1], "ceil_mode": [True],
+                 "count_include_pad": [False], "divisor_override": [3]},
+          extra=[{"self": TensorSpec("float32", shape=shape[1:])},
+                 {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False}],
+          bad=[{"kernel_size": 0}, {"padding": 2}, {"divisor_override": 0}], generic_bad=False, keywords=False,
+          torch_function=getattr(torch.ops.aten, f"avg_pool{n}d"), torch_ops=True)
+      for n, shape in ((2, (2, 3, 5, 6)), (3, (1, 2, 4, 5, 3)))],
+    *[Row(f"max_pool{n}d_with_indices_backward", dtypes=("float32", "float64"),
+          shapes={"grad_output": out, "self": shape, "indices": out}, arg_dtypes={"indices": ("int64",)},
+          values={"indices": "index3"}, layouts=("contiguous", "transposed", "sliced"),
+          pools={"kernel_size": [2], "stride": [2], "padding": [0], "dilation": [1], "ceil_mode": [False]},
+          generic_bad=False, keywords=False,
+          torch_function=getattr(torch.ops.aten, f"max_pool{n}d_with_indices_backward"), torch_ops=True)
+      for n, shape, out in ((2, (2, 3, 5, 6), (2, 3, 2, 3)), (3, (1, 2, 4, 5, 3), (1, 2, 2, 2, 1)))],
+    *[Row(f"avg_pool{n}d_backward", dtypes=("float32", "float64"),
+          shapes={"grad_output": out, "self": shape}, layouts=("contiguous", "transposed", "sliced"),
+          pools={"kernel_size": [2], "stride": [2], "padding": [0], "ceil_mode": [False],
+                 "count_include_pad": [True, False], "divisor_override": [None, 3]},
+          bad=[{"grad_output": TensorSpec("float32", shape=shape)}], generic_bad=False, keywords=False,
+          torch_function=getattr(torch.ops.aten, f"avg_pool{n}d_backward"), torch_ops=True)
+      for n, shape, out in ((2, (2, 3, 5, 6), (2, 3, 2, 3)), (3, (1, 2, 4, 5, 3), (1, 2, 2, 2, 1)))],
+    # ---- (section end) ----
     # ---- losses ----
     Row("nll_loss_forward", dtypes=("float32", "float64"), shapes={"target": (3,), "weight": (4,)},
         arg_dtypes={"target": ("int64", "uint8")}, values={"target": "index3", "weight": "weights"},
