@@ -28,12 +28,6 @@ Tensor reduce(const Tensor& loss, int64_t reduction) {
   return loss;
 }
 
-std::string shape_str(IntArrayRef s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 // The (N, C, S) walk of an nll_loss input [C], [N, C] or [N, C, d1, ...], its target
 // checked against it: [], [N] or [N, d1, ...] of int64 or uint8.
 struct NllShape {
@@ -47,7 +41,7 @@ NllShape nll_shape(const Tensor& self, const Tensor& target, const std::optional
   NllShape sh;
   if (self.dim() == 1) {
     EMBER_CHECK(target.dim() <= 1 && target.numel() == 1, "nll_loss(): a 1-d 'self' of shape ",
-                shape_str(self.sizes()), " takes a 0-d target, but got ", shape_str(target.sizes()));
+                self.sizes(), " takes a 0-d target, but got ", target.sizes());
     sh.c = self.sizes()[0];
   } else {
     sh.n = self.sizes()[0];
@@ -57,15 +51,15 @@ NllShape nll_shape(const Tensor& self, const Tensor& target, const std::optional
                       target.dim() > 0 ? target.sizes()[0] : 0, ").");
     for (int64_t d = 2; d < self.dim(); ++d) {
       EMBER_CHECK(target.sizes()[d - 1] == self.sizes()[d], "nll_loss(): expected target of shape ",
-                  "[N, d1, ...] matching self ", shape_str(self.sizes()), ", but got ",
-                  shape_str(target.sizes()));
+                  "[N, d1, ...] matching self ", self.sizes(), ", but got ",
+                  target.sizes());
       sh.s *= self.sizes()[d];
     }
   }
   if (weight && weight->defined()) {
     EMBER_CHECK(weight->dim() == 1 && weight->numel() == sh.c, "weight tensor should be defined either "
                 "for all ", sh.c, " classes or no classes but got weight tensor of shape: ",
-                shape_str(weight->sizes()));
+                weight->sizes());
     EMBER_CHECK(weight->scalar_type() == self.scalar_type(), "nll_loss(): expected 'weight' of dtype ",
                 self.scalar_type(), " (self's), but got ", weight->scalar_type());
   }
@@ -143,8 +137,8 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
   const Tensor t = nll_targets(target, sh.c, ignore_index);
   EMBER_CHECK(reduction == kNone ? grad_output.sizes() == target.sizes() : grad_output.numel() == 1,
               "nll_loss_backward(): expected 'grad_output' of shape ",
-              reduction == kNone ? shape_str(target.sizes()) : std::string("[]"), ", but got ",
-              shape_str(grad_output.sizes()));
+              reduction == kNone ? target.sizes() : IntArrayRef(), ", but got ",
+              grad_output.sizes());
   EMBER_CHECK(grad_output.scalar_type() == self.scalar_type() && total_weight.scalar_type() == self.scalar_type(),
               "nll_loss_backward(): expected 'grad_output' and 'total_weight' of self's dtype ",
               self.scalar_type(), ", but got ", grad_output.scalar_type(), " and ", total_weight.scalar_type());
@@ -192,7 +186,7 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
   if (has_w) {
     EMBER_CHECK(weight->dim() == 1 && weight->numel() == classes, "weight tensor should be defined "
                 "either for all ", classes, " classes or no classes but got weight tensor of shape: ",
-                shape_str(weight->sizes()));
+                weight->sizes());
     DimVector shape(self.dim(), 1);
     shape[class_dim] = classes;
     wb = weight->view(shape);
@@ -200,7 +194,7 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
   if (is_floating_point(target.scalar_type())) {
     // Class probabilities.
     EMBER_CHECK(target.sizes() == self.sizes(), "cross_entropy(): expected a probability target of "
-                "self's shape ", shape_str(self.sizes()), ", but got ", shape_str(target.sizes()));
+                "self's shape ", self.sizes(), ", but got ", target.sizes());
     Tensor tgt = label_smoothing > 0 ? target * (1 - label_smoothing) + label_smoothing / classes : target;
     Tensor prod = logp * tgt;
     if (has_w) prod = prod * wb;
@@ -230,8 +224,8 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
 namespace {
 void check_same_shape(const char* op, const Tensor& self, const Tensor& target) {
   EMBER_CHECK_VALUE(self.sizes() == target.sizes(), op, "(): using a target size ",
-                    shape_str(target.sizes()), " that is different to the input size ",
-                    shape_str(self.sizes()), " is not supported; please ensure they have the same size.");
+                    target.sizes(), " that is different to the input size ",
+                    self.sizes(), " is not supported; please ensure they have the same size.");
 }
 }  // namespace
 

@@ -33,12 +33,6 @@ struct PoolGeom {
   DimVector out_shape;                 // the output's full shape
 };
 
-std::string list_str(IntArrayRef a) {
-  std::string out = "[";
-  for (size_t i = 0; i < a.size(); ++i) out += (i ? ", " : "") + std::to_string(a[i]);
-  return out + "]";
-}
-
 // One int[N] argument: N values, or one for all (PyTorch accepts both).
 int64_t pick(IntArrayRef v, int i, int64_t fallback) {
   if (v.empty()) return fallback;
@@ -61,13 +55,13 @@ PoolGeom pool_geom(const char* op, const Tensor& self, int nsp, IntArrayRef kern
   const int64_t nd = self.dim();
   EMBER_CHECK(nd == nsp + 1 || nd == nsp + 2, op, "(): Expected ", nsp + 1, "D or ", nsp + 2,
               "D (batch mode) tensor with optional 0 dim batch size for input, but got ", nd, "D ",
-              list_str(self.sizes()));
+              self.sizes());
   for (int64_t i = nd - nsp - 1 + 1; i < nd; ++i) {
     EMBER_CHECK(self.sizes()[i] > 0, op, "(): Expected input's non-batch dimensions to have positive "
-                "length, but input has a shape of ", list_str(self.sizes()));
+                "length, but input has a shape of ", self.sizes());
   }
   EMBER_CHECK(nd == nsp + 1 || self.sizes()[1] > 0, op, "(): Expected input's non-batch dimensions to "
-              "have positive length, but input has a shape of ", list_str(self.sizes()));
+              "have positive length, but input has a shape of ", self.sizes());
   auto check_len = [&](IntArrayRef v, const char* name, bool may_be_empty) {
     EMBER_CHECK(v.size() == 1 || v.size() == static_cast<size_t>(nsp) || (may_be_empty && v.empty()),
                 op, "(): ", name, " must either be a single int, or a tuple of ", nsp, " ints");
@@ -88,16 +82,16 @@ PoolGeom pool_geom(const char* op, const Tensor& self, int nsp, IntArrayRef kern
     g.s[j] = pick(stride, i, g.k[j]);
     g.p[j] = pick(padding, i, 0);
     g.d[j] = pick(dilation, i, 1);
-    EMBER_CHECK(g.k[j] > 0, op, "(): kernel_size should be greater than zero, but got ", list_str(kernel));
-    EMBER_CHECK(g.s[j] > 0, op, "(): stride should be greater than zero, but got ", list_str(stride));
-    EMBER_CHECK(g.d[j] > 0, op, "(): dilation should be greater than zero, but got ", list_str(dilation));
-    EMBER_CHECK(g.p[j] >= 0, op, "(): pad should be non-negative, but got ", list_str(padding));
+    EMBER_CHECK(g.k[j] > 0, op, "(): kernel_size should be greater than zero, but got ", kernel);
+    EMBER_CHECK(g.s[j] > 0, op, "(): stride should be greater than zero, but got ", stride);
+    EMBER_CHECK(g.d[j] > 0, op, "(): dilation should be greater than zero, but got ", dilation);
+    EMBER_CHECK(g.p[j] >= 0, op, "(): pad should be non-negative, but got ", padding);
     if (check_half_pad) {
       EMBER_CHECK(g.p[j] <= ((g.k[j] - 1) * g.d[j] + 1) / 2, op, "(): pad should be at most half of "
                   "effective kernel size, but got pad=", g.p[j], ", kernel_size=", g.k[j], " and dilation=", g.d[j]);
     }
     g.out[j] = pooled_size(op, g.in[j], g.k[j], g.p[j], g.s[j], g.d[j], ceil_mode);
-    EMBER_CHECK(g.out[j] > 0, op, "(): Given input size ", list_str(self.sizes()), ", the calculated output "
+    EMBER_CHECK(g.out[j] > 0, op, "(): Given input size ", self.sizes(), ", the calculated output "
                 "size is too small (", g.out[j], " along spatial dimension ", i, ")");
     g.out_shape.push_back(g.out[j]);
   }
@@ -202,8 +196,8 @@ Tensor max_pool_backward_nd(const char* op, const Tensor& grad_output, const Ten
                             bool ceil_mode, const Tensor& indices) {
   const PoolGeom g = pool_geom(op, self, nsp, kernel, stride, padding, dilation, ceil_mode);
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(g.out_shape) && indices.sizes() == IntArrayRef(g.out_shape),
-              op, "(): expected 'grad_output' and 'indices' of the pooled shape ", list_str(g.out_shape),
-              ", but got ", list_str(grad_output.sizes()), " and ", list_str(indices.sizes()));
+              op, "(): expected 'grad_output' and 'indices' of the pooled shape ", IntArrayRef(g.out_shape),
+              ", but got ", grad_output.sizes(), " and ", indices.sizes());
   EMBER_CHECK(indices.scalar_type() == ScalarType::Long, op, "(): expected 'indices' of dtype int64, but got ",
               indices.scalar_type());
   EMBER_CHECK(grad_output.scalar_type() == self.scalar_type(), op, "(): expected 'grad_output' of self's "
@@ -294,7 +288,7 @@ Tensor avg_pool_nd(const char* op, const Tensor& self, const Tensor* grad_output
   Tensor go;
   if constexpr (Backward) {
     EMBER_CHECK(grad_output->sizes() == IntArrayRef(g.out_shape), op, "(): expected 'grad_output' of the "
-                "pooled shape ", list_str(g.out_shape), ", but got ", list_str(grad_output->sizes()));
+                "pooled shape ", IntArrayRef(g.out_shape), ", but got ", grad_output->sizes());
     EMBER_CHECK(grad_output->scalar_type() == self.scalar_type(), op, "(): expected 'grad_output' of self's "
                 "dtype ", self.scalar_type(), ", but got ", grad_output->scalar_type());
     go = grad_output->contiguous();
