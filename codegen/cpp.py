@@ -33,6 +33,8 @@ def arg_type(t: Type, kernel: bool = False) -> str:
             return "const std::optional<Tensor>&"
         return "Tensor&" if kernel and t.is_mutable else "const Tensor&"
     if t.is_list:
+        if t.base == "bool" and t.size and not t.optional:
+            return f"std::array<bool, {t.size}>"
         elem = {"int": "IntArrayRef", "SymInt": "IntArrayRef", "float": "ArrayRef<double>"}.get(t.base)
         if elem is None:
             raise CppError(f"type {t} has no C++ binding yet")

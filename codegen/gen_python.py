@@ -134,6 +134,8 @@ def accessor(a: Argument, i: int) -> tuple[str, str]:
             return f"auto {var} = r.int_list({i});", f"IntArrayRef({var})"
         if t.base == "float":
             return f"auto {var} = r.double_list({i});", f"ArrayRef<double>({var})"
+        if t.base == "bool" and t.size and not t.optional:
+            return f"auto {var} = r.bool_array<{t.size}>({i});", var
         raise cpp.CppError(f"type {t} has no Python binding yet")
     fn = {"Scalar": "scalar", "int": "int", "SymInt": "int", "float": "double", "bool": "bool",
           "ScalarType": "scalar_type", "Layout": "layout", "Device": "device",
@@ -205,7 +207,7 @@ def call_block(b: Binding, f: NativeFunction, method: bool, out_index: int | Non
 
 
 def binding_function(cname: str, pyname: str, bs: list[Binding], method: bool) -> str:
-    sigs = ",\n      ".join(f'"{b.signature(pyname)}"' for b in bs)
+    sigs = ",\n      ".join('"' + b.signature(pyname).replace('"', '\\"') + '"' for b in bs)
     self_param = "PyObject* self" if method else "PyObject*"
     out = [f"PyObject* {cname}({self_param}, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {{",
            "  EMBER_PY_BEGIN",

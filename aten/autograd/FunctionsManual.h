@@ -137,4 +137,22 @@ EMBER_API Tensor mish_backward(const Tensor& grad, const Tensor& self);
 EMBER_API Tensor silu_backward(const Tensor& grad, const Tensor& self);
 EMBER_API Tensor hardswish_backward(const Tensor& grad, const Tensor& self);
 
+// Linear algebra (aten/autograd/LinalgBackward.cpp). Multi-output factorizations take one
+// gradient per output, any of which may be undefined.
+EMBER_API std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A,
+                                                           const Tensor& B, const Tensor& X, bool left,
+                                                           const std::array<bool, 2>& grad_input_mask);
+EMBER_API std::tuple<Tensor, Tensor> linalg_solve_triangular_backward(
+    const Tensor& grad, const Tensor& A, const Tensor& X, bool upper, bool left, bool unitriangular,
+    const std::array<bool, 2>& grad_input_mask);
+EMBER_API Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A, const Tensor& sign,
+                                  const Tensor& logabsdet);
+EMBER_API Tensor det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
+EMBER_API Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L);
+EMBER_API Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R,
+                                    std::string_view mode);
+EMBER_API Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V);
+EMBER_API Tensor linalg_svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U,
+                                     const Tensor& S, const Tensor& Vh, bool full_matrices);
+
 }  // namespace ember::autograd

@@ -79,3 +79,57 @@ def _max_pool2d(lib, mod, quick):
 
 python_case("max_pool2d_32x64x56x56", goals={"torch": 1.0}, size="N=32, 64x56x56 float32, 3x3 stride 2 pad 1",
             quick_size="N=8", note="NCHW, one plane per task")(_max_pool2d)
+
+
+def _conv2d(backward, n_default=32, cin=64, cout=64, k=3):
+    def setup(lib, mod, quick):
+        n = 4 if quick else n_default
+        x = mod.rand(n, cin, 56, 56, dtype=mod.float32)
+        w = mod.rand(cout, cin, k, k, dtype=mod.float32)
+        f = mod.nn.functional.conv2d
+        if not backward:
+            return lambda: f(x, w, None, 1, k // 2)
+        xg = x.detach().requires_grad_(True)
+        wg = w.detach().requires_grad_(True)
+
+        def step():
+            f(xg, wg, None, 1, k // 2).sum().backward()
+            xg.grad = None
+            wg.grad = None
+        return step
+    return setup
+
+
+python_case("conv2d_32x64x56x56_3x3", goals={"torch": 0.7}, size="N=32, 64->64, 56x56, 3x3 pad 1, float32 NCHW",
+            quick_size="N=4", note="im2col + MKL GEMM per sample")(_conv2d(False))
+python_case("conv2d_32x64x56x56_3x3_fwd_bwd", goals={"torch": 1.0},
+            size="N=32, 64->64, 56x56, 3x3 pad 1, float32, forward + backward (input and weight)",
+            quick_size="N=4", note="three GEMMs per sample")(_conv2d(True))
+python_case("conv2d_1x1_256_64", goals={"torch": 1.0}, size="N=32, 256->64, 56x56, 1x1, float32",
+            quick_size="N=4", note="the image is the GEMM operand (no im2col)")(_conv2d(False, cin=256, k=1))
+
+
+def _batch_norm(lib, mod, quick):
+    n = 8 if quick else 32
+    x = mod.rand(n, 64, 56, 56, dtype=mod.float32)
+    rm = mod.zeros(64, dtype=mod.float32)
+    rv = mod.ones(64, dtype=mod.float32)
+    f = mod.nn.functional.batch_norm
+    return lambda: f(x, rm, rv, None, None, True)
+
+
+python_case("batch_norm_32x64x56x56", goals={"torch": 1.0}, size="N=32, 64x56x56 float32, training",
+            quick_size="N=8", note="two passes per channel for the statistics, one for the output")(_batch_norm)
+
+
+def _layer_norm(lib, mod, quick):
+    n = 1024 if quick else 4096
+    x = mod.rand(n, n, dtype=mod.float32)
+    w = mod.rand(n, dtype=mod.float32)
+    b = mod.rand(n, dtype=mod.float32)
+    f = mod.nn.functional.layer_norm
+    return lambda: f(x, (n,), w, b)
+
+
+python_case("layer_norm_4096", goals={"torch": 1.0}, size="4096x4096 float32, normalized over the last dim",
+            quick_size="1024x1024", note="rows in parallel, statistics in double")(_layer_norm)

@@ -2,6 +2,7 @@
 /// How C++ kernel and caller types map onto schema types, and the one calling convention
 /// (the canonical types) every unboxed kernel is called with.
 
+#include <array>
 #include <complex>
 #include <cstdint>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "c10/core/MemoryFormat.h"
 #include "c10/core/Scalar.h"
 #include "c10/core/Tensor.h"
+#include "c10/util/Exception.h"
 
 namespace ember {
 
@@ -68,6 +70,11 @@ EMBER_ARG_TRAITS(MemoryFormat, MemoryFormat, "MemoryFormat")
 EMBER_ARG_TRAITS(std::optional<MemoryFormat>, std::optional<MemoryFormat>, "MemoryFormat?")
 EMBER_ARG_TRAITS(std::optional<Generator>, std::optional<Generator>, "Generator?")
 #undef EMBER_ARG_TRAITS
+template <size_t N>
+struct ArgTraits<std::array<bool, N>> {
+  using canonical = std::array<bool, N>;
+  static constexpr const char* name = "bool[]";
+};
 
 /// The canonical parameter type of a C++ argument type (any cv/ref spelling).
 template <class T>
@@ -194,6 +201,16 @@ template <>
 struct FromIValue<ArrayRef<double>> {
   static ArrayRef<double> get(const IValue& v) { return v.to_double_list(); }
 };
+template <size_t N>
+struct FromIValue<std::array<bool, N>> {
+  static std::array<bool, N> get(const IValue& v) {
+    const std::vector<bool>& list = v.to_bool_list();
+    EMBER_CHECK(list.size() == N, "expected a list of ", N, " bools, got ", list.size());
+    std::array<bool, N> out{};
+    for (size_t i = 0; i < N; ++i) out[i] = list[i];
+    return out;
+  }
+};
 template <>
 struct FromIValue<ScalarType> {
   static ScalarType get(const IValue& v) { return v.to_scalar_type(); }
@@ -237,6 +254,8 @@ IValue to_ivalue(const C& c) {
     return c ? IValue(std::string(*c)) : IValue();
   } else if constexpr (std::is_same_v<C, ArrayRef<double>>) {
     return IValue(c.vec());
+  } else if constexpr (requires { std::tuple_size<C>::value; }) {
+    return IValue(std::vector<bool>(c.begin(), c.end()));
   } else {
     return IValue(c);
   }

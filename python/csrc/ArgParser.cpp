@@ -97,6 +97,15 @@ bool check(const Param& p, PyObject* o) {
       }
       return true;
     }
+    case ParamType::BoolList: {
+      if (!PyTuple_Check(o) && !PyList_Check(o)) return false;
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      if (p.list_size > 0 && n != p.list_size) return false;
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (!PyBool_Check(PySequence_Fast_ITEMS(o)[i])) return false;
+      }
+      return true;
+    }
     case ParamType::Bool:
       return PyBool_Check(o) || (is_tensor(o) && unpack(o).dim() == 0 &&
                                  unpack(o).dtype() == ScalarType::Bool);
@@ -121,6 +130,7 @@ const char* type_description(const Param& p) {
     case ParamType::Float: return "float";
     case ParamType::FloatList: return "tuple of floats";
     case ParamType::Bool: return "bool";
+    case ParamType::BoolList: return "tuple of bools";
     case ParamType::ScalarType: return "ember.dtype";
     case ParamType::Layout: return "ember.layout";
     case ParamType::Device: return "ember.device";
@@ -188,7 +198,7 @@ ParamType param_type(std::string_view base, bool is_list) {
   if (base == "int" || base == "SymInt") return is_list ? ParamType::IntList : ParamType::Int;
   if (base == "float") return is_list ? ParamType::FloatList : ParamType::Float;
   if (base == "Scalar") return ParamType::Scalar;
-  if (base == "bool") return ParamType::Bool;
+  if (base == "bool") return is_list ? ParamType::BoolList : ParamType::Bool;
   if (base == "ScalarType") return ParamType::ScalarType;
   if (base == "Layout") return ParamType::Layout;
   if (base == "Device") return ParamType::Device;

@@ -14,6 +14,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,7 +32,7 @@
 namespace ember::python {
 
 enum class ParamType : uint8_t {
-  Tensor, TensorList, Scalar, Int, IntList, Float, FloatList, Bool, ScalarType, Layout, Device,
+  Tensor, TensorList, Scalar, Int, IntList, Float, FloatList, Bool, BoolList, ScalarType, Layout, Device,
   MemoryFormat, Generator, String,
 };
 
@@ -115,6 +116,14 @@ class EMBER_API ParsedArgs {
   }
   std::vector<double> double_list(int i) const;
   bool to_bool(int i) const;
+  /// A bool[N] argument (a sequence of N bools).
+  template <size_t N>
+  std::array<bool, N> bool_array(int i) const {
+    std::array<bool, N> out{};
+    PyObject* o = args[i];
+    for (size_t k = 0; k < N; ++k) out[k] = PySequence_Fast_GET_ITEM(o, static_cast<Py_ssize_t>(k)) == Py_True;
+    return out;
+  }
   std::optional<bool> optional_bool(int i) const {
     if (is_none(i)) return std::nullopt;
     return to_bool(i);

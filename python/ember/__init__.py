@@ -31,6 +31,10 @@ from ember._creation import (  # noqa: E402,F401
     manual_seed, numel, seed, set_printoptions, tensor,
 )
 from ember import autograd, backends, cpu, errors, linalg, nn, ops, special, testing  # noqa: E402,F401
+from ember._linalg_aliases import cholesky, det, inverse, pinverse, qr, slogdet, svd  # noqa: E402,F401
+from ember.nn.functional import (  # noqa: E402,F401
+    conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
+)
 from ember.autograd.grad_mode import (  # noqa: E402,F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,

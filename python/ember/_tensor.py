@@ -307,6 +307,35 @@ class Tensor(_C.TensorBase):
                                f"Got {self.dim()}-D tensor.")
         return self.transpose(-2, -1)
 
+    # PyTorch's linear-algebra methods (ember._linalg_aliases).
+    def det(self) -> "Tensor":
+        from ember._linalg_aliases import det
+        return det(self)
+
+    def slogdet(self):
+        from ember._linalg_aliases import slogdet
+        return slogdet(self)
+
+    def inverse(self) -> "Tensor":
+        from ember._linalg_aliases import inverse
+        return inverse(self)
+
+    def cholesky(self, upper=False) -> "Tensor":
+        from ember._linalg_aliases import cholesky
+        return cholesky(self, upper)
+
+    def pinverse(self, rcond=1e-15) -> "Tensor":
+        from ember._linalg_aliases import pinverse
+        return pinverse(self, rcond)
+
+    def svd(self, some=True, compute_uv=True):
+        from ember._linalg_aliases import svd
+        return svd(self, some, compute_uv)
+
+    def qr(self, some=True):
+        from ember._linalg_aliases import qr
+        return qr(self, some)
+
     def split(self, split_size, dim=0):
         """Views of consecutive chunks along dim: of split_size each (the last may be smaller),
         or of the sizes in a list."""

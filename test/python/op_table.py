@@ -241,10 +241,16 @@ def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np
         a = np.asarray([3, -1, 0, 2, -2][:int(np.prod(shape))]).reshape(shape)
     elif kind == "argsort":  # the order that sorts "perm"
         a = np.argsort(np.asarray([3, -1, 0, 2, -2][:int(np.prod(shape))])).reshape(shape)
+    elif kind == "grid":  # grid_sampler coordinates in [-1.25, 1.25], multiples of 1/8
+        a = rng.integers(-10, 11, shape) / 8.0
+    elif kind == "labels":  # CTC targets: classes 1..3 (0 is the blank)
+        a = rng.integers(1, 4, shape)
     elif kind == "distinct":  # no index twice (writes whose order would matter)
         a = rng.permutation(int(np.prod(shape))).reshape(shape)
     elif kind in ("weights", "negweights"):
         a = rng.integers(0, 4, shape).astype(np.float64)
+    elif kind in ("wellcond", "spd", "sym") and len(shape) >= 2 and shape[-1] == shape[-2]:
+        a = _square_matrices(kind, shape, rng)  # LAPACK rows: solvable, positive-definite, symmetric
     elif dtype == "bool":
         return np.asarray(rng.random(shape) < 0.5)
     elif dtype == "uint8":
@@ -257,6 +263,18 @@ def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np
             a = a + 1j * rng.integers(-8, 9, shape) / 4.0
     np_dtype = np.float32 if dtype == "bfloat16" else np.dtype(dtype)
     return np.asarray(a).astype(np_dtype)
+
+
+def _square_matrices(kind: str, shape: tuple[int, ...], rng) -> np.ndarray:
+    """Square matrices in the last two dims, multiples of 1/4: "wellcond" with n added to the
+    diagonal (far from singular); "spd" M M^T + n I; "sym" symmetric with eigenvalues apart."""
+    n = shape[-1]
+    m = rng.integers(-4, 5, shape) / 4.0
+    if kind == "wellcond":
+        return m + n * np.eye(n)
+    if kind == "spd":
+        return m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+    return (m + np.swapaxes(m, -1, -2)) / 2 + np.diag(np.arange(n) * 2.0)
 
 
 def _patch(view: np.ndarray, kind: str) -> None:
@@ -689,12 +707,17 @@ def compare(case: Case, row, e: Outcome, t: Outcome) -> list[str]:
         return check_raises(case, row, e, t)
     comparable = row.not_comparable is None
     problems = []
-    if isinstance(t.result, tuple) and all(isinstance(x, torch.Tensor) for x in t.result):
-        # Several results (PyTorch's torch.return_types.* are tuples): compared one by one.
+    if isinstance(t.result, tuple) and all(isinstance(x, torch.Tensor) or x is None for x in t.result):
+        # Several results (PyTorch's torch.return_types.* are tuples): compared one by one;
+        # a backward op's masked-out gradients are None in both.
         if not isinstance(e.result, tuple) or len(e.result) != len(t.result):
             return [f"result: Ember returned {type(e.result).__name__}, PyTorch a tuple of "
                     f"{len(t.result)} tensors"]
         for i, (ei, ti) in enumerate(zip(e.result, t.result)):
+            if ti is None or ei is None:
+                if (ti is None) != (ei is None):
+                    problems.append(f"result[{i}]: Ember {type(ei).__name__}, PyTorch {type(ti).__name__}")
+                continue
             problems += compare_tensor(ei, ti, f"result[{i}]", comparable)
     elif isinstance(t.result, torch.Tensor):
         if not isinstance(e.result, ember.Tensor):

@@ -10,6 +10,8 @@ del _name
 
 _nn = _C._nn
 
+from ember.nn._functional_sampling import affine_grid, ctc_loss, grid_sample  # noqa: E402,F401
+
 
 def relu(input, inplace=False):
     """max(x, 0) of each element (in place when inplace)."""
@@ -768,3 +770,153 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Maxima over PyTorch's adaptive windows of the last two dimensions."""
     _adaptive_check("adaptive_max_pool2d", input, 2)
     return _adaptive_max(input, _adaptive_sizes(input, output_size, 2), return_indices)
+
+
+# ---- convolution ----
+
+def _conv_input(name, input, n):
+    """input batched (N, C, *n spatial) and whether it was unbatched."""
+    if input.dim() == n + 1:
+        return input.unsqueeze(0), True
+    if input.dim() != n + 2:
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got "
+                           f"input of size: {list(input.shape)}")
+    return input, False
+
+
+def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
+    x, unbatched = _conv_input(name, input, n)
+    stride, dilation = _ntuple(stride, n), _ntuple(dilation, n)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0,) * n
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError(f"{name}: padding='same' is not supported for strided convolutions")
+            k = weight.shape[2:]
+            total = [d * (kk - 1) for d, kk in zip(dilation, k)]
+            padding = tuple(t // 2 for t in total)
+            extra = [t % 2 for t in total]
+            if any(extra):
+                # The odd pixel of padding goes after the input, as in PyTorch.
+                pads = []
+                for e in reversed(extra):
+                    pads += [0, e]
+                x = pad(x, pads)
+        else:
+            raise ValueError(f"Invalid padding string '{padding}', should be one of ('valid', 'same')")
+    out = _ember.convolution(x, weight, bias, stride, _ntuple(padding, n), dilation, False, (0,) * n, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-d convolution of input (N, C, L) or (C, L) with weight (O, C/groups, k)."""
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-d convolution of input (N, C, H, W) or (C, H, W) with weight (O, C/groups, kh, kw)."""
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d convolution of input (N, C, D, H, W) or (C, D, H, W)."""
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transpose(name, n, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    x, unbatched = _conv_input(name, input, n)
+    out = _ember.convolution(x, weight, bias, _ntuple(stride, n), _ntuple(padding, n), _ntuple(dilation, n),
+                             True, _ntuple(output_padding, n), groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """1-d transposed convolution with weight (C, O/groups, k)."""
+    return _conv_transpose("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """2-d transposed convolution with weight (C, O/groups, kh, kw)."""
+    return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """3-d transposed convolution with weight (C, O/groups, kd, kh, kw)."""
+    return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
+# ---- normalization ----
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-5):
+    """Batch normalization over every dim but 1 (running statistics updated in training)."""
+    if training:
+        size = 1
+        for i, s in enumerate(input.shape):
+            if i != 1:
+                size *= s
+        if size == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{list(input.shape)}")
+    return _ember.batch_norm(input, weight, bias, running_mean, running_var, training,
+                             0.0 if momentum is None else momentum, eps, False)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Each sample's channels normalized over their spatial dims."""
+    if use_input_stats:
+        spatial = 1
+        for s in input.shape[2:]:
+            spatial *= s
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                             f"{list(input.shape)}")
+    return _ember.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                                eps, False)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalization over the trailing normalized_shape dims."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    return _ember.layer_norm(input, tuple(normalized_shape), weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalization over groups of channels of each sample."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    return _ember.group_norm(input, num_groups, weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """input over its root mean square across the trailing normalized_shape dims, times weight."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    return _ember.rms_norm(input, tuple(normalized_shape), weight, eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Each element over a power of the sum of squares of its `size` neighbouring channels."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = (input * input).unsqueeze(1)
+    if dim == 3:
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.shape
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = (div * alpha + k) ** beta
+    return input / div

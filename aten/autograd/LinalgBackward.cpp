@@ -1,0 +1,186 @@
+// Derivatives of the LAPACK ops (aten/native/linalg/lapack.cpp), written with ember ops so
+// that they are differentiable themselves. Real matrices: adjoints are transposes. An
+// undefined gradient of a multi-output op stands for zeros.
+#include <algorithm>
+#include <string>
+
+#include "aten/TensorOperators.h"
+#include "aten/autograd/FunctionsManual.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/Functions.h"
+
+namespace ember::autograd {
+namespace {
+
+Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
+
+// The n x n identity of t's dtype.
+Tensor eye_of(int64_t n, const Tensor& t) { return ember::eye(n, t.options()); }
+
+// B is a batch of vectors for A: linalg_solve's rule (lapack.cpp).
+bool is_vector_rhs(const Tensor& A, const Tensor& B) {
+  if (B.dim() == 1) return true;
+  return B.dim() == A.dim() - 1 && std::equal(B.sizes().begin(), B.sizes().end(), A.sizes().begin());
+}
+
+// a + b where either may be undefined (zero).
+Tensor add_defined(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return a + b;
+}
+
+// QR backward for m >= n (Q m x n, R n x n):
+// gA = [gQ + Q sym(triu(gR R^T - Q^T gQ))] R^{-T}, sym(T) = T + T^T - diag(T).
+Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
+  Tensor M;
+  if (gR.defined()) M = ember::matmul(gR, mT(R));
+  if (gQ.defined()) M = M.defined() ? M - ember::matmul(mT(Q), gQ) : -ember::matmul(mT(Q), gQ);
+  M = ember::triu(M);
+  Tensor b = ember::matmul(Q, M + mT(M) - ember::diag_embed(ember::diagonal(M, 0, -2, -1)));
+  b = add_defined(b, gQ);
+  return ember::linalg_solve_triangular(mT(R), b, /*upper=*/false, /*left=*/false, false);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& B,
+                                                 const Tensor& X, bool left,
+                                                 const std::array<bool, 2>& grad_input_mask) {
+  if (!grad.defined()) return {};
+  // AX = B: gB = A^{-T} gX, gA = -gB X^T.  XA = B: gB = gX A^{-T}, gA = -X^T gB.
+  const bool vector = is_vector_rhs(A, B);
+  const Tensor gX = vector ? grad.unsqueeze(-1) : grad;
+  const Tensor X_ = vector ? X.unsqueeze(-1) : X;
+  const Tensor gB = ember::linalg_solve(mT(A), gX, left);
+  Tensor gA;
+  if (grad_input_mask[0]) gA = left ? -ember::matmul(gB, mT(X_)) : -ember::matmul(mT(X_), gB);
+  return {gA, grad_input_mask[1] ? (vector ? gB.squeeze(-1) : gB) : Tensor()};
+}
+
+std::tuple<Tensor, Tensor> linalg_solve_triangular_backward(const Tensor& grad, const Tensor& A,
+                                                            const Tensor& X, bool upper, bool left,
+                                                            bool unitriangular,
+                                                            const std::array<bool, 2>& grad_input_mask) {
+  if (!grad.defined()) return {};
+  const Tensor gB = ember::linalg_solve_triangular(mT(A), grad, !upper, left, unitriangular);
+  Tensor gA;
+  if (grad_input_mask[0]) {
+    gA = left ? -ember::matmul(gB, mT(X)) : -ember::matmul(mT(X), gB);
+    // Only the triangle that was read (without the diagonal when unitriangular) moves X.
+    gA = upper ? ember::triu(gA, unitriangular ? 1 : 0) : ember::tril(gA, unitriangular ? -1 : 0);
+  }
+  return {gA, grad_input_mask[1] ? gB : Tensor()};
+}
+
+Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A, const Tensor& sign,
+                        const Tensor& logabsdet) {
+  if (!grad_logabsdet.defined()) return Tensor();
+  // d log|det A| = tr(A^{-1} dA): gA = g A^{-T}.
+  return ember::linalg_solve(mT(A), eye_of(A.size(-1), A) * grad_logabsdet.unsqueeze(-1).unsqueeze(-1));
+}
+
+Tensor det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
+  if (!grad.defined()) return Tensor();
+  if (det.numel() == 0 || ember::sum(ember::eq(det, 0)).item().to<int64_t>() == 0) {
+    // d det A = det A tr(A^{-1} dA): gA = g det A^{-T}.
+    return ember::linalg_solve(mT(A), eye_of(A.size(-1), A) * (grad * det).unsqueeze(-1).unsqueeze(-1));
+  }
+  // A singular matrix: with A = U diag(S) Vh, det A = det U det Vh prod(S), so
+  // gA = g det U det Vh U diag(prod_{j != i} S_j) Vh, defined for every A.
+  auto [U, S, Vh] = ember::linalg_svd(A, false, std::nullopt);
+  const Tensor alpha = ember::linalg_det(U) * ember::linalg_det(Vh);
+  const Tensor eye = eye_of(S.size(-1), S);
+  const Tensor others = ember::where(ember::gt(eye, 0), 1, S.unsqueeze(-2).expand(A.sizes()));
+  const Tensor D = ember::prod(others, -1) * (grad * alpha).unsqueeze(-1);
+  return ember::matmul(U * D.unsqueeze(-2), Vh);
+}
+
+Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L) {
+  if (!grad.defined()) return Tensor();
+  // A = L L^T (Murray, arXiv:1602.07527): gA = L^{-T} sym(Phi(L^T gL)) L^{-1}, Phi taking the
+  // lower triangle with half the diagonal; the gradient is symmetric, as A is.
+  const Tensor L_ = upper ? mT(L) : L;
+  const Tensor gL = upper ? mT(grad) : grad;
+  const Tensor P = ember::tril(ember::matmul(mT(L_), gL));
+  const Tensor S = (P + mT(ember::tril(P, -1))) * 0.5;
+  const Tensor Y = ember::linalg_solve_triangular(mT(L_), S, /*upper=*/true, /*left=*/true, false);
+  return ember::linalg_solve_triangular(L_, Y, /*upper=*/false, /*left=*/false, false);
+}
+
+Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R,
+                          std::string_view mode) {
+  EMBER_CHECK(mode != "r", "linalg_qr_backward(): the derivative of linalg_qr depends on Q, which "
+              "mode='r' does not compute; use mode='reduced' to differentiate through linalg_qr");
+  const int64_t m = Q.size(-2), n = R.size(-1);
+  EMBER_CHECK(mode != "complete" || m <= n, "linalg_qr_backward(): linalg_qr is not differentiable "
+              "with mode='complete' when A has more rows than columns (", m, " > ", n, ")");
+  if (m >= n) return qr_backward_tall(gQ, gR, Q, R);
+  // A = [X | Y] with X = Q R1 square and Y = Q R2: Y's part of R moves Q through X.
+  const Tensor R1 = R.narrow(-1, 0, m), R2 = R.narrow(-1, m, n - m);
+  const Tensor gR1 = gR.defined() ? gR.narrow(-1, 0, m) : Tensor();
+  const Tensor gR2 = gR.defined() ? gR.narrow(-1, m, n - m) : Tensor();
+  Tensor gQ1 = gQ;
+  if (gR2.defined()) gQ1 = add_defined(gQ1, ember::matmul(ember::matmul(Q, R2), mT(gR2)));
+  const Tensor gX = qr_backward_tall(gQ1, gR1, Q, R1);
+  const Tensor gY = gR2.defined() ? ember::matmul(Q, gR2) : ember::zeros_like(R2);
+  return ember::cat({gX, gY}, -1);
+}
+
+Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
+  // gA = V (diag(gL) + skew(V^T gV) / E) V^T with E_ij = L_j - L_i (symmetric, as A is).
+  Tensor inner;
+  if (gV.defined()) {
+    const Tensor VtgV = ember::matmul(mT(V), gV);
+    const Tensor E = L.unsqueeze(-2) - L.unsqueeze(-1) + eye_of(V.size(-1), V);
+    inner = (VtgV - mT(VtgV)) * 0.5 / E;
+  }
+  if (gL.defined()) inner = add_defined(inner, ember::diag_embed(gL));
+  return ember::matmul(V, ember::matmul(inner, mT(V)));
+}
+
+Tensor linalg_svd_backward(const Tensor& gU_, const Tensor& gS, const Tensor& gVh_, const Tensor& U_,
+                           const Tensor& S, const Tensor& Vh_, bool full_matrices) {
+  const int64_t m = U_.size(-2), n = Vh_.size(-1), k = S.size(-1);
+  // Only the first k singular vectors move with A: the rest of a full U or Vh is arbitrary.
+  const Tensor U = full_matrices ? U_.narrow(-1, 0, k) : U_;
+  const Tensor Vh = full_matrices ? Vh_.narrow(-2, 0, k) : Vh_;
+  const Tensor gU = gU_.defined() && full_matrices ? gU_.narrow(-1, 0, k) : gU_;
+  const Tensor gVh = gVh_.defined() && full_matrices ? gVh_.narrow(-2, 0, k) : gVh_;
+  if (!gU.defined() && !gVh.defined()) {
+    return m >= n ? ember::matmul(U, gS.unsqueeze(-1) * Vh) : ember::matmul(U * gS.unsqueeze(-2), Vh);
+  }
+  // gA = U [skew(U^T gU) S / E + S skew(V^T gV) / E + diag(gS)] V^T (+ the parts outside the
+  // span of U or V when A is not square), E_ij = S_j^2 - S_i^2, skew(X) = X - X^T.
+  const Tensor V = mT(Vh);
+  const Tensor S2 = S * S;
+  const Tensor E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye_of(S.size(-1), S);
+  Tensor inner;
+  if (gU.defined()) {
+    const Tensor UtgU = ember::matmul(mT(U), gU);
+    inner = (UtgU - mT(UtgU)) * S.unsqueeze(-2);
+  }
+  if (gVh.defined()) {
+    const Tensor VtgV = ember::matmul(Vh, mT(gVh));
+    inner = add_defined(inner, S.unsqueeze(-1) * (VtgV - mT(VtgV)));
+  }
+  Tensor gA = inner / E;
+  if (gS.defined()) gA = gA + ember::diag_embed(gS);
+  if (m > n && gU.defined()) {
+    // + (I - U U^T) gU S^{-1} V^T
+    gA = ember::matmul(U, gA);
+    const Tensor gUSinv = gU / S.unsqueeze(-2);
+    gA = gA + gUSinv - ember::matmul(U, ember::matmul(mT(U), gUSinv));
+    return ember::matmul(gA, Vh);
+  }
+  if (m < n && gVh.defined()) {
+    // + U S^{-1} gV^T (I - V V^T)
+    gA = ember::matmul(gA, Vh);
+    const Tensor SinvgVh = gVh / S.unsqueeze(-1);
+    gA = gA + SinvgVh - ember::matmul(ember::matmul(SinvgVh, V), Vh);
+    return ember::matmul(U, gA);
+  }
+  return m >= n ? ember::matmul(U, ember::matmul(gA, Vh)) : ember::matmul(ember::matmul(U, gA), Vh);
+}
+
+}  // namespace ember::autograd
