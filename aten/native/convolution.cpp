@@ -24,6 +24,7 @@
 #include "aten/native/MemoryFormats.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/linalg/Blas.h"
+#include "aten/native/onednn/Conv.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
@@ -338,6 +339,21 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
                        IntArrayRef output_padding, int64_t groups) {
   const ConvGeom g = conv_geometry(input, weight, bias, stride, padding, dilation, transposed,
                                    output_padding, groups);
+  if (!transposed && onednn::enabled() && onednn::conv_forward_supported(input, weight)) {
+    onednn::ConvShape shape;
+    shape.nsp = g.nsp;
+    shape.groups = groups;
+    DimVector out_spatial;
+    for (int i = 0; i < g.nsp; ++i) {
+      const int j = 3 - g.nsp + i;
+      shape.k[i] = g.k[j];
+      shape.s[i] = g.s[j];
+      shape.p[i] = g.p[j];
+      shape.d[i] = g.d[j];
+      out_spatial.push_back(g.out[j]);
+    }
+    return onednn::conv_forward(input, weight, bias, shape, IntArrayRef(out_spatial));
+  }
   Tensor out;
   if (!transposed) {
     out = forward_gemm(input, weight3(weight, groups), g);

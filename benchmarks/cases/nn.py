@@ -81,10 +81,12 @@ python_case("max_pool2d_32x64x56x56", goals={"torch": 1.0}, size="N=32, 64x56x56
             quick_size="N=8", note="NCHW, one plane per task")(_max_pool2d)
 
 
-def _conv2d(backward, n_default=32, cin=64, cout=64, k=3):
+def _conv2d(backward, n_default=32, cin=64, cout=64, k=3, channels_last=False):
     def setup(lib, mod, quick):
         n = 4 if quick else n_default
         x = mod.rand(n, cin, 56, 56, dtype=mod.float32)
+        if channels_last:
+            x = x.contiguous(memory_format=mod.channels_last)
         w = mod.rand(cout, cin, k, k, dtype=mod.float32)
         f = mod.nn.functional.conv2d
         if not backward:
@@ -101,10 +103,13 @@ def _conv2d(backward, n_default=32, cin=64, cout=64, k=3):
 
 
 python_case("conv2d_32x64x56x56_3x3", goals={"torch": 0.7}, size="N=32, 64->64, 56x56, 3x3 pad 1, float32 NCHW",
-            quick_size="N=4", note="im2col + MKL GEMM per sample")(_conv2d(False))
+            quick_size="N=4", note="NCHW: im2col + MKL GEMM per sample")(_conv2d(False))
 python_case("conv2d_32x64x56x56_3x3_fwd_bwd", goals={"torch": 1.0},
             size="N=32, 64->64, 56x56, 3x3 pad 1, float32, forward + backward (input and weight)",
             quick_size="N=4", note="three GEMMs per sample")(_conv2d(True))
+python_case("conv2d_32x64x56x56_3x3_channels_last", goals={"torch": 1.0},
+            size="N=32, 64->64, 56x56, 3x3 pad 1, float32 channels_last input",
+            quick_size="N=4", note="oneDNN nhwc primitive, cached weight")(_conv2d(False, channels_last=True))
 python_case("conv2d_1x1_256_64", goals={"torch": 1.0}, size="N=32, 256->64, 56x56, 1x1, float32",
             quick_size="N=4", note="the image is the GEMM operand (no im2col)")(_conv2d(False, cin=256, k=1))
 

@@ -5,6 +5,7 @@
 #include "aten/Print.h"
 #include "aten/autograd/Variable.h"
 #include "aten/native/CpuCapability.h"
+#include "aten/native/onednn/Conv.h"
 #include "aten/native/cpu/PhiloxGenerator.h"
 #include "c10/core/Allocator.h"
 #include "c10/core/Threads.h"
@@ -130,6 +131,9 @@ PYBIND11_MODULE(_C, m) {
     const auto s = ember::cpu_allocator_stats();
     return py::make_tuple(s.live_blocks, s.live_bytes, s.allocations);
   }, "(live blocks, live bytes, allocations so far) of the CPU allocator.");
+  m.def("_get_mkldnn_enabled", [] { return ember::native::onednn::enabled(); });
+  m.def("_set_mkldnn_enabled", [](bool on) { ember::native::onednn::set_enabled(on); });
+  m.def("_onednn_cached_weights", [] { return ember::native::onednn::cached_weights(); });
   m.def("_get_cpu_capability", [] { return ember::cpu_capability_name(ember::cpu_capability()); },
         "The CPU capability the kernels run with (Note [CPU capabilities]).");
   m.def("_cpu_cache_stats", [] {

@@ -256,3 +256,60 @@ def test_native_norm_errors_pytorch_does_not_check():
                                          None, None, [True, True, True])
     with pytest.raises(RuntimeError, match="contiguous|group"):
         ember.native_group_norm(x, None, None, 4, 3, 5, 2, 1e-5)
+
+
+# ---- the oneDNN path (float32 channels_last inputs) ----
+
+def _cl_pair(shape, seed):
+    a = np.random.default_rng(seed).uniform(-1, 1, shape).astype("float32")
+    fmt_e = ember.channels_last if len(shape) == 4 else ember.channels_last_3d
+    fmt_t = torch.channels_last if len(shape) == 4 else torch.channels_last_3d
+    return (ember.from_numpy(a.copy()).contiguous(memory_format=fmt_e),
+            torch.from_numpy(a.copy()).contiguous(memory_format=fmt_t))
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1), dict(dilation=2, padding=2), dict(groups=2),
+                                dict(groups=4, padding=(1, 0)), dict(padding="same")], ids=str)
+@pytest.mark.parametrize("bias", [True, False])
+def test_conv2d_onednn_channels_last(kw, bias):
+    xe, xt = _cl_pair((2, 4, 9, 8), 1)
+    w = np.random.default_rng(2).uniform(-1, 1, (8, 4 // kw.get("groups", 1), 3, 3)).astype("float32")
+    b = np.random.default_rng(3).uniform(-1, 1, (8,)).astype("float32") if bias else None
+    we, wt = ember.from_numpy(w.copy()), torch.from_numpy(w.copy())
+    be, bt = (ember.from_numpy(b.copy()), torch.from_numpy(b.copy())) if bias else (None, None)
+    ye, yt = EF.conv2d(xe, we, be, **kw), TF.conv2d(xt, wt, bt, **kw)
+    close(ye, yt, **F32)
+    assert ye.is_contiguous(memory_format=ember.channels_last)
+    with ember.backends.mkldnn.flags(enabled=False):  # the GEMM path agrees
+        close(EF.conv2d(xe, we, be, **kw), yt, **F32)
+
+
+def test_conv3d_onednn_and_gradients():
+    xe, xt = _cl_pair((2, 3, 5, 6, 4), 4)
+    w = np.random.default_rng(5).uniform(-1, 1, (4, 3, 2, 3, 2)).astype("float32")
+    we, wt = ember.from_numpy(w.copy()).requires_grad_(True), torch.from_numpy(w.copy()).requires_grad_(True)
+    xe.requires_grad_(True)
+    xt.requires_grad_(True)
+    ye, yt = EF.conv3d(xe, we, padding=1), TF.conv3d(xt, wt, padding=1)
+    close(ye, yt, **F32)
+    (ye * ye).sum().backward()
+    (yt * yt).sum().backward()
+    close(xe.grad, xt.grad, rtol=1e-3, atol=1e-4)
+    close(we.grad, wt.grad, rtol=1e-3, atol=1e-3)
+    assert xe.grad.is_contiguous(memory_format=ember.channels_last_3d)
+
+
+def test_onednn_prepacked_weight_follows_in_place_updates():
+    xe, xt = _cl_pair((1, 4, 6, 6), 6)
+    w = np.random.default_rng(7).uniform(-1, 1, (5, 4, 3, 3)).astype("float32")
+    we, wt = ember.from_numpy(w.copy()), torch.from_numpy(w.copy())
+    close(EF.conv2d(xe, we), TF.conv2d(xt, wt), **F32)
+    before = ember._C._onednn_cached_weights()
+    for step in range(3):  # an optimizer step writes the weight in place: the cache repacks
+        we.mul_(0.5).add_(0.25)
+        wt.mul_(0.5).add_(0.25)
+        close(EF.conv2d(xe, we), TF.conv2d(xt, wt), **F32)
+    assert ember._C._onednn_cached_weights() <= max(before, 1)  # the stale copies were dropped
+    w2 = we[:, :, :, :]  # a view shares storage and version: still the same cache entry
+    close(EF.conv2d(xe, w2), TF.conv2d(xt, wt), **F32)
+    assert ember.backends.mkldnn.is_available() and ember.backends.mkldnn.enabled

@@ -1,0 +1,227 @@
+// Note [oneDNN convolution]: a float32 forward convolution runs on a oneDNN
+// convolution_forward primitive. Primitives are cached by everything that shapes them
+// (sizes, geometry, groups, bias, the activations' layout); oneDNN picks the weights'
+// layout (a blocked one), and the weight reordered into it is cached too, keyed by the
+// weight's storage, offset and version counter: an in-place update of the weight (an
+// optimizer step) bumps the version, so the next call repacks and drops the stale copy.
+// The cache holds a reference to each storage it keys on, so an address is never reused
+// while cached; it keeps the few most recent weights. NCHW activations are reordered to
+// the primitive's preferred layout and the result back, so the user only ever sees strided
+// tensors; channels_last activations run as they are (oneDNN's nhwc kernels) and the
+// result is channels_last, as PyTorch's. Only channels_last inputs come here: on NCHW ones
+// the reorders cost more than oneDNN saves, and im2col + MKL GEMM (convolution.cpp) is
+// faster (benchmarks/README.md, "Convolution").
+#include "aten/native/onednn/Conv.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <atomic>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "aten/native/MemoryFormats.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/Functions.h"
+
+namespace ember::native::onednn {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+memory::dims dims_of(IntArrayRef sizes) { return memory::dims(sizes.begin(), sizes.end()); }
+
+Tag activation_tag(int nsp, bool channels_last) {
+  static const Tag plain[] = {Tag::ncw, Tag::nchw, Tag::ncdhw};
+  static const Tag last[] = {Tag::nwc, Tag::nhwc, Tag::ndhwc};
+  return channels_last ? last[nsp - 1] : plain[nsp - 1];
+}
+
+Tag weight_tag(int nsp, bool grouped) {
+  static const Tag plain[] = {Tag::oiw, Tag::oihw, Tag::oidhw};
+  static const Tag group[] = {Tag::goiw, Tag::goihw, Tag::goidhw};
+  return grouped ? group[nsp - 1] : plain[nsp - 1];
+}
+
+// The weight's dims as oneDNN wants them: (G, O/G, I/G, k...) when grouped.
+memory::dims weight_dims(const Tensor& weight, int64_t groups) {
+  memory::dims d = dims_of(weight.sizes());
+  if (groups > 1) {
+    d[0] /= groups;
+    d.insert(d.begin(), groups);
+  }
+  return d;
+}
+
+struct Primitive {
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward conv;
+};
+
+struct PackedWeight {
+  Storage storage;  // held: its address stays this weight's while cached
+  int64_t offset;
+  uint32_t version;
+  memory::desc desc;
+  memory mem;
+};
+
+constexpr size_t kMaxPrimitives = 256;
+constexpr size_t kMaxWeights = 16;
+
+std::mutex cache_mutex;
+std::unordered_map<std::string, std::shared_ptr<Primitive>> primitives;
+std::list<PackedWeight> weights;  // most recently used first
+
+std::string primitive_key(const Tensor& input, const Tensor& weight, bool bias, const ConvShape& c,
+                          bool channels_last) {
+  std::string key;
+  for (int64_t v : input.sizes()) key += std::to_string(v) + ",";
+  key += "|";
+  for (int64_t v : weight.sizes()) key += std::to_string(v) + ",";
+  for (int i = 0; i < c.nsp; ++i) {
+    key += "|" + std::to_string(c.s[i]) + "," + std::to_string(c.p[i]) + "," + std::to_string(c.d[i]);
+  }
+  key += "|g" + std::to_string(c.groups) + (bias ? "b" : "") + (channels_last ? "cl" : "");
+  return key;
+}
+
+std::shared_ptr<Primitive> get_primitive(const Tensor& input, const Tensor& weight, bool bias, const ConvShape& c,
+                                         IntArrayRef out_spatial, bool channels_last) {
+  const std::string key = primitive_key(input, weight, bias, c, channels_last);
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    auto it = primitives.find(key);
+    if (it != primitives.end()) return it->second;
+  }
+  const auto f32 = memory::data_type::f32;
+  memory::dims dst = {input.sizes()[0], weight.sizes()[0]};
+  for (int64_t v : out_spatial) dst.push_back(v);
+  memory::dims strides, dilates, pad_l, pad_r;
+  for (int i = 0; i < c.nsp; ++i) {
+    strides.push_back(c.s[i]);
+    dilates.push_back(c.d[i] - 1);  // oneDNN counts the gaps
+    pad_l.push_back(c.p[i]);
+    // Right padding that makes oneDNN's output size the floor-division one.
+    const int64_t in = input.sizes()[2 + i], span = c.d[i] * (c.k[i] - 1) + 1;
+    pad_r.push_back((out_spatial[static_cast<size_t>(i)] - 1) * c.s[i] + span - in - c.p[i]);
+  }
+  // channels_last activations keep their layout; NCHW ones get the layout oneDNN prefers.
+  const Tag act = channels_last ? activation_tag(c.nsp, true) : Tag::any;
+  const memory::desc src_md(dims_of(input.sizes()), f32, act);
+  const memory::desc dst_md(dst, f32, act);
+  const memory::desc wei_md(weight_dims(weight, c.groups), f32, Tag::any);
+  const auto kind = dnnl::prop_kind::forward_inference;
+  const auto algo = dnnl::algorithm::convolution_direct;
+  auto desc = bias ? dnnl::convolution_forward::desc(kind, algo, src_md, wei_md,
+                                                     memory::desc({weight.sizes()[0]}, f32, Tag::a), dst_md,
+                                                     strides, dilates, pad_l, pad_r)
+                   : dnnl::convolution_forward::desc(kind, algo, src_md, wei_md, dst_md, strides, dilates, pad_l,
+                                                     pad_r);
+  auto prim = std::make_shared<Primitive>();
+  prim->pd = dnnl::convolution_forward::primitive_desc(desc, cpu_engine());
+  prim->conv = dnnl::convolution_forward(prim->pd);
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  if (primitives.size() >= kMaxPrimitives) primitives.clear();
+  primitives.emplace(key, prim);
+  return prim;
+}
+
+// The weight in the primitive's layout: from the cache, or reordered now (and cached when
+// the weight is a contiguous tensor, whose storage identifies it).
+memory packed_weight(const Tensor& weight, const memory::desc& want, int64_t groups, dnnl::stream& stream) {
+  const bool cacheable = weight.is_contiguous();
+  const Storage& storage = weight.storage();
+  if (cacheable) {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    for (auto it = weights.begin(); it != weights.end(); ++it) {
+      if (it->storage.impl() == storage.impl() && it->offset == weight.storage_offset() &&
+          it->version == weight._version() && it->desc == want) {
+        weights.splice(weights.begin(), weights, it);
+        return weights.front().mem;
+      }
+    }
+  }
+  const memory::desc user_md(weight_dims(weight, groups), memory::data_type::f32,
+                             weight_tag(static_cast<int>(weight.dim()) - 2, groups > 1));
+  memory user(user_md, cpu_engine(), const_cast<void*>(weight.data_ptr()));
+  memory packed(want, cpu_engine());
+  dnnl::reorder(user, packed).execute(stream, user, packed);
+  if (cacheable) {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    // A changed weight's older copies are dead: drop them.
+    weights.remove_if([&](const PackedWeight& w) {
+      return w.storage.impl() == storage.impl() && w.offset == weight.storage_offset();
+    });
+    weights.push_front(PackedWeight{storage, weight.storage_offset(), weight._version(), want, packed});
+    if (weights.size() > kMaxWeights) weights.pop_back();
+  }
+  return packed;
+}
+
+}  // namespace
+
+bool conv_forward_supported(const Tensor& input, const Tensor& weight) {
+  if (input.scalar_type() != ScalarType::Float || weight.scalar_type() != ScalarType::Float) return false;
+  if ((input.dim() != 4 && input.dim() != 5) || input.numel() == 0 || weight.numel() == 0) return false;
+  const MemoryFormat cl = input.dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+  return !input.is_contiguous() && is_contiguous_in(input.sizes(), input.strides(), cl);
+}
+
+Tensor conv_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                    const ConvShape& shape, IntArrayRef out_spatial) {
+  const int nsp = shape.nsp;
+  const MemoryFormat cl_format = nsp == 2 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
+  const bool channels_last = (nsp == 2 || nsp == 3) && !input.is_contiguous() &&
+                             is_contiguous_in(input.sizes(), input.strides(), cl_format);
+  const Tensor x = channels_last ? input : input.contiguous();
+  const Tensor w = weight.contiguous();
+  const Tensor b = bias ? bias->contiguous() : Tensor();
+  auto prim = get_primitive(x, w, bias.has_value(), shape, out_spatial, channels_last);
+  DimVector out_shape{input.sizes()[0], weight.sizes()[0]};
+  for (int64_t v : out_spatial) out_shape.push_back(v);
+  Tensor out = ember::empty(IntArrayRef(out_shape), input.options(),
+                            channels_last ? cl_format : MemoryFormat::Contiguous);
+  dnnl::stream stream(cpu_engine());
+  const auto f32 = memory::data_type::f32;
+  const memory::desc user_src_md(dims_of(x.sizes()), f32, activation_tag(nsp, channels_last));
+  const memory::desc user_dst_md(dims_of(out.sizes()), f32, activation_tag(nsp, channels_last));
+  memory user_src(user_src_md, cpu_engine(), const_cast<void*>(x.data_ptr()));
+  memory user_dst(user_dst_md, cpu_engine(), out.data_ptr());
+  memory src = user_src;
+  if (prim->pd.src_desc() != user_src_md) {
+    src = memory(prim->pd.src_desc(), cpu_engine());
+    dnnl::reorder(user_src, src).execute(stream, user_src, src);
+  }
+  memory dst = prim->pd.dst_desc() == user_dst_md ? user_dst : memory(prim->pd.dst_desc(), cpu_engine());
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src},
+                                       {DNNL_ARG_WEIGHTS, packed_weight(w, prim->pd.weights_desc(), shape.groups, stream)},
+                                       {DNNL_ARG_DST, dst}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, memory(prim->pd.bias_desc(), cpu_engine(), const_cast<void*>(b.data_ptr())));
+  prim->conv.execute(stream, args);
+  if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(stream, dst, user_dst);
+  stream.wait();
+  return out;
+}
+
+namespace {
+std::atomic<bool> use_onednn{true};
+}  // namespace
+
+bool enabled() { return use_onednn.load(std::memory_order_relaxed); }
+void set_enabled(bool on) { use_onednn.store(on, std::memory_order_relaxed); }
+
+int64_t cached_weights() {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  return static_cast<int64_t>(weights.size());
+}
+
+}  // namespace ember::native::onednn

@@ -1,0 +1,36 @@
+#pragma once
+/// Convolutions on oneDNN (Debian's libdnnl 2.6, OpenMP-threaded like the rest of Ember).
+/// No oneDNN type appears here: only aten/native/onednn/ includes oneDNN's headers.
+
+#include <cstdint>
+#include <optional>
+
+#include "c10/core/Tensor.h"
+
+namespace ember::native::onednn {
+
+/// The geometry of a plain (not transposed) convolution: per spatial dim, from the first.
+struct ConvShape {
+  int nsp = 2;
+  int64_t k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
+  int64_t groups = 1;
+};
+
+/// Whether the oneDNN path takes this forward convolution: float32, non-empty, 2 or 3
+/// spatial dims in channels_last (the caller checked the arguments and that it is not
+/// transposed).
+bool conv_forward_supported(const Tensor& input, const Tensor& weight);
+
+/// out = conv(input, weight) + bias on oneDNN primitives (Note [oneDNN convolution]).
+/// Returns the result in input's memory format (NCHW or channels_last).
+Tensor conv_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                    const ConvShape& shape, IntArrayRef out_spatial);
+
+/// The number of prepacked weights held (for tests of the cache's invalidation).
+EMBER_API int64_t cached_weights();
+
+/// Whether float32 convolutions use oneDNN (default true; ember.backends.mkldnn.enabled).
+EMBER_API bool enabled();
+EMBER_API void set_enabled(bool on);
+
+}  // namespace ember::native::onednn
