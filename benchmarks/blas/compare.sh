@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# Builds gemm_candidates.cpp against each BLAS candidate installed in .venv (MKL, OpenBLAS
-# 0.3.34 from scipy-openblas64, oneDNN's sgemm) and prints their timings at 1 and 2 threads
-# beside PyTorch's matmul on the same shapes.   benchmarks/blas/compare.sh
+# Builds gemm_candidates.cpp against each BLAS candidate (MKL from .venv; OpenBLAS 0.3.34
+# from scipy-openblas64 and oneDNN 3.13's sgemm from a side virtualenv, build/blas-candidates,
+# made on first use: oneDNN 3's headers must stay out of .venv, whose include directory the
+# build uses beside Debian's oneDNN 2.6) and prints their timings at 1 and 2 threads beside
+# PyTorch's matmul on the same shapes.   benchmarks/blas/compare.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 V=$PWD/.venv
-SP=$V/lib/python3.11/site-packages
-OB=$SP/scipy_openblas64/lib
+C=$PWD/build/blas-candidates
+if [ ! -x "$C/bin/python" ]; then
+  python3 -m venv "$C"
+  "$C/bin/python" -m pip install -q "onednn-devel==2026.1.0" "scipy-openblas64==0.3.34.481.3"
+fi
+OB=$C/lib/python3.11/site-packages/scipy_openblas64/lib
 out=$(mktemp -d)
 src=benchmarks/blas/gemm_candidates.cpp
 g++ -O2 -std=c++20 -DUSE_MKL -I"$V/include" "$src" -o "$out/mkl" -L"$V/lib" -Wl,-rpath,"$V/lib" \
   -l:libmkl_intel_lp64.so.3 -l:libmkl_gnu_thread.so.3 -l:libmkl_core.so.3 -fopenmp
 g++ -O2 -std=c++20 -DUSE_OPENBLAS "$src" -o "$out/openblas" -L"$OB" -Wl,-rpath,"$OB" -lscipy_openblas64_
-g++ -O2 -std=c++20 -DUSE_DNNL -I"$V/include" "$src" -o "$out/onednn" -L"$V/lib" -Wl,--disable-new-dtags,-rpath,"$V/lib" -ldnnl
+g++ -O2 -std=c++20 -DUSE_DNNL -I"$C/include" "$src" -o "$out/onednn" -L"$C/lib" -Wl,--disable-new-dtags,-rpath,"$C/lib" -ldnnl
 # One thread runs pinned to one core: oneDNN's PyPI build threads with TBB, which ignores
 # OMP_NUM_THREADS but keeps to the process's CPU affinity.
 for t in 1 2; do
