@@ -156,7 +156,40 @@ std::tuple<Tensor, Tensor> max_pool_nd(const char* op, const Tensor& self, int n
           const int64_t d0 = od * g.s[0] - g.p[0];
           for (int64_t oh = 0; oh < g.out[1]; ++oh) {
             const int64_t h0 = oh * g.s[1] - g.p[1];
+            // Windows wholly inside the input (every column in [ow_lo, ow_hi) of a row whose
+            // window rows are all inside) take a loop without bounds checks.
+            const bool rows_inside = d0 >= 0 && d0 + (g.k[0] - 1) * g.d[0] < g.in[0] && h0 >= 0 &&
+                                     h0 + (g.k[1] - 1) * g.d[1] < g.in[1];
+            int64_t ow_lo = g.out[2], ow_hi = g.out[2];
+            if (rows_inside) {
+              ow_lo = std::min<int64_t>(g.out[2], (g.p[2] + g.s[2] - 1) / g.s[2]);
+              const int64_t last = g.in[2] - 1 - (g.k[2] - 1) * g.d[2] + g.p[2];  // w0 + span - 1 < W
+              ow_hi = last < 0 ? ow_lo : std::clamp<int64_t>(last / g.s[2] + 1, ow_lo, g.out[2]);
+            }
+            for (int64_t ow = ow_lo; ow < ow_hi; ++ow) {
+              const int64_t w0 = ow * g.s[2] - g.p[2];
+              const T* base = src + (d0 * g.in[1] + h0) * g.in[2] + w0;
+              V best = static_cast<V>(base[0]);
+              int64_t best_off = 0;
+              for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+                for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+                  const int64_t off = (kd * g.d[0] * g.in[1] + kh * g.d[1]) * g.in[2];
+                  for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                    const V v = static_cast<V>(base[off + kw * g.d[2]]);
+                    if (v > best || is_nan(v)) {
+                      best = v;
+                      best_off = off + kw * g.d[2];
+                    }
+                  }
+                }
+              }
+              const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
+              dst[o] = static_cast<T>(best);
+              dix[o] = (d0 * g.in[1] + h0) * g.in[2] + w0 + best_off;
+            }
             for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+              if (ow == ow_lo) ow = ow_hi;  // (done above)
+              if (ow >= g.out[2]) break;
               const int64_t w0 = ow * g.s[2] - g.p[2];
               V best{};
               int64_t best_i = -1;
