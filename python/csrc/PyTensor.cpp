@@ -333,7 +333,32 @@ PyObject* m_dlpack_device(PyObject* self, PyObject*) {
   EMBER_PY_END(nullptr)
 }
 
+// Tensor._make_subclass(cls, data, requires_grad=False): an object of the Tensor subclass
+// cls over a detached alias of data (same storage, its own autograd state), as
+// torch.Tensor._make_subclass; nn.Parameter is made this way.
+PyObject* m_make_subclass(PyObject*, PyObject* args) {
+  EMBER_PY_BEGIN
+  PyObject* cls = nullptr;
+  PyObject* data = nullptr;
+  int requires_grad = 0;
+  if (!PyArg_ParseTuple(args, "OO|p", &cls, &data, &requires_grad)) return nullptr;
+  EMBER_CHECK_TYPE(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), Py_TYPE(data)) &&
+                       is_tensor(data),
+                   "_make_subclass(): expected a subclass of data's type and a Tensor");
+  auto* type = reinterpret_cast<PyTypeObject*>(cls);
+  Tensor t = autograd::detach(unpack(data));
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) return nullptr;
+  new (&as_pt(obj)->tensor) Tensor(std::move(t));
+  as_pt(obj)->tensor.impl()->set_pyobj(obj);
+  if (requires_grad) autograd::set_requires_grad(as_pt(obj)->tensor, true);
+  return obj;
+  EMBER_PY_END(nullptr)
+}
+
 std::vector<PyMethodDef> hand_methods = {
+    {"_make_subclass", m_make_subclass, METH_VARARGS | METH_STATIC,
+     "_make_subclass(cls, data, requires_grad=False): a cls object over a detached alias of data."},
     {"size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_size)),
      METH_VARARGS | METH_KEYWORDS, "size(dim=None): the sizes, or the size of one dimension."},
     {"stride", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_stride)),

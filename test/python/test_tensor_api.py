@@ -436,3 +436,17 @@ def test_stub_has_signatures_and_docs():
     assert "def zeros(size: _size, *, dtype: dtype | None = ..." in stub
     assert "Returns a tensor of the given size filled with 0." in stub
     assert "class _TensorMethods:" in stub and "def fill_(self, value: Number) -> Tensor" in stub
+
+
+def test_make_subclass_aliases_data_with_own_autograd_state():
+    class Sub(ember.Tensor):
+        pass
+    x = ember.ones(3)
+    p = ember.Tensor._make_subclass(Sub, x, True)
+    assert type(p) is Sub and p.requires_grad and not x.requires_grad
+    p.data.add_(1)  # same storage
+    assert x.tolist() == [2.0, 2.0, 2.0]
+    (p * 3).sum().backward()
+    assert p.grad.tolist() == [3.0, 3.0, 3.0]
+    with pytest.raises(TypeError):
+        ember.Tensor._make_subclass(int, x)
