@@ -1,0 +1,28 @@
+"""ember.nn.modules: the layer classes, re-exported by ember.nn."""
+from ember.nn.modules.activation import (  # noqa: F401
+    CELU, ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid,
+    SiLU, Softmax, Softmin, Softplus, Tanh,
+)
+from ember.nn.modules.batchnorm import (  # noqa: F401
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
+)
+from ember.nn.modules.container import (  # noqa: F401
+    ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential,
+)
+from ember.nn.modules.conv import (  # noqa: F401
+    Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d,
+)
+from ember.nn.modules.dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d  # noqa: F401
+from ember.nn.modules.flatten import Flatten, Unflatten  # noqa: F401
+from ember.nn.modules.linear import Bilinear, Identity, Linear  # noqa: F401
+from ember.nn.modules.loss import (  # noqa: F401
+    BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, CTCLoss, HuberLoss, KLDivLoss, L1Loss,
+    MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss, TripletMarginLoss,
+)
+from ember.nn.modules.module import Module  # noqa: F401
+from ember.nn.modules.normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm  # noqa: F401
+from ember.nn.modules.pooling import (  # noqa: F401
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,
+    AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d,
+)
+from ember.nn.modules.sparse import Embedding, EmbeddingBag  # noqa: F401

@@ -1,0 +1,52 @@
+"""Adadelta: step sizes from running averages of squared gradients and squared updates."""
+from __future__ import annotations
+
+import ember
+from ember.optim.optimizer import Optimizer
+
+
+class Adadelta(Optimizer):
+    """Adadelta, following torch.optim.Adadelta's single-tensor algorithm."""
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 capturable=False, maximize=False, differentiable=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
+                        maximize=maximize, capturable=capturable, foreach=foreach,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """Performs one Adadelta step and returns the closure's loss, if given."""
+        loss = self._closure_loss(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                lr, rho, eps = group["lr"], group["rho"], group["eps"]
+                weight_decay = group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    if len(state) == 0:
+                        state["step"] = ember.tensor(0.0, dtype=ember.float32)
+                        state["square_avg"] = ember.zeros_like(p)
+                        state["acc_delta"] = ember.zeros_like(p)
+                    square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                    state["step"].add_(1)
+                    grad = -p.grad if group["maximize"] else p.grad
+                    if weight_decay != 0:
+                        grad = grad.add(p, alpha=weight_decay)
+                    square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+                    std = square_avg.add(eps).sqrt_()
+                    delta = acc_delta.add(eps).sqrt_()
+                    delta.div_(std).mul_(grad)
+                    acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+                    p.add_(delta, alpha=-lr)
+        return loss

@@ -1,0 +1,67 @@
+"""RMSprop, optionally centered and with momentum."""
+from __future__ import annotations
+
+import ember
+from ember.optim.optimizer import Optimizer
+
+
+class RMSprop(Optimizer):
+    """RMSprop, following torch.optim.RMSprop's single-tensor algorithm."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """Performs one RMSprop step and returns the closure's loss, if given."""
+        loss = self._closure_loss(closure)
+        with ember.no_grad():
+            for group in self.param_groups:
+                lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+                weight_decay, momentum = group["weight_decay"], group["momentum"]
+                centered = group["centered"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    grad = -p.grad if group["maximize"] else p.grad
+                    state = self.state[p]
+                    if len(state) == 0:
+                        state["step"] = ember.tensor(0.0, dtype=ember.float32)
+                        state["square_avg"] = ember.zeros_like(p)
+                        if momentum > 0:
+                            state["momentum_buffer"] = ember.zeros_like(p)
+                        if centered:
+                            state["grad_avg"] = ember.zeros_like(p)
+                    square_avg = state["square_avg"]
+                    state["step"].add_(1)
+                    if weight_decay != 0:
+                        grad = grad.add(p, alpha=weight_decay)
+                    square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+                    if centered:
+                        grad_avg = state["grad_avg"]
+                        grad_avg.lerp_(grad, 1 - alpha)
+                        avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+                    else:
+                        avg = square_avg.sqrt()
+                    avg = avg.add_(eps)
+                    if momentum > 0:
+                        buf = state["momentum_buffer"]
+                        buf.mul_(momentum).addcdiv_(grad, avg)
+                        p.add_(buf, alpha=-lr)
+                    else:
+                        p.addcdiv_(grad, avg, value=-lr)
+        return loss

@@ -1,0 +1,9 @@
+"""ember.utils.data: datasets, samplers and the DataLoader, with torch.utils.data's API."""
+from ember.utils.data.dataset import (  # noqa: F401
+    ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split,
+)
+from ember.utils.data.sampler import (  # noqa: F401
+    BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+)
+from ember.utils.data.collate import default_collate, default_convert  # noqa: F401
+from ember.utils.data.dataloader import DataLoader  # noqa: F401
