@@ -32,6 +32,7 @@ from ember._creation import (  # noqa: E402,F401
 )
 from ember import autograd, backends, cpu, errors, linalg, nn, ops, special, testing  # noqa: E402,F401
 from ember import optim, utils  # noqa: E402,F401
+from ember.serialization import load, save  # noqa: E402,F401
 from ember._linalg_aliases import cholesky, det, inverse, pinverse, qr, slogdet, svd  # noqa: E402,F401
 from ember.nn.functional import (  # noqa: E402,F401
     conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
