@@ -11,6 +11,7 @@ del _name
 _nn = _C._nn
 
 from ember.nn._functional_sampling import affine_grid, ctc_loss, grid_sample  # noqa: E402,F401
+from ember.nn._functional_attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
 
 
 def relu(input, inplace=False):

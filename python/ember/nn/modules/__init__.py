@@ -3,6 +3,7 @@ from ember.nn.modules.activation import (  # noqa: F401
     CELU, ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid,
     SiLU, Softmax, Softmin, Softplus, Tanh,
 )
+from ember.nn.modules.activation_attention import MultiheadAttention  # noqa: F401
 from ember.nn.modules.batchnorm import (  # noqa: F401
     BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
 )
@@ -25,4 +26,6 @@ from ember.nn.modules.pooling import (  # noqa: F401
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,
     AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d,
 )
+from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from ember.nn.modules.sparse import Embedding, EmbeddingBag  # noqa: F401
+from ember.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F401
