@@ -11,8 +11,12 @@ build: bootstrap
 	@scripts/configure $(BUILD)
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The demo trains a small CNN on scikit-learn's digits with Ember, then the same script on
+# PyTorch (examples/train_digits.py); it imports ember from where the build put the module.
 demo: build
-	@$(BUILD)/dispatch_demo
+	@pkg=$$(sed -n 's/^EMBER_PYTHON_OUTPUT_DIR:PATH=//p' $(BUILD)/CMakeCache.txt); \
+	  PYTHONPATH="$$(dirname "$${pkg:-$$PWD/python/ember}")" EMBER_BUILD_DIR=$(BUILD) \
+	  .venv/bin/python examples/train_digits.py --backend both
 
 test: build
 	@scripts/run_tests $(BUILD)
