@@ -457,9 +457,15 @@ DimVector ParsedArgs::int_list(int i) {
       }
     }
   }
+  // The list read as a size (its product: the work of a factory), saturating: a list of
+  // lengths or indices can multiply past int64.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t product = 1;
-  for (int64_t v : out) product *= std::max<int64_t>(v, 0);
-  work_ += product;
+  for (int64_t v : out) {
+    const int64_t f = std::max<int64_t>(v, 0);
+    product = f != 0 && product > kMax / f ? kMax : product * f;
+  }
+  work_ = product > kMax - work_ ? kMax : work_ + product;
   return out;
 }
 
