@@ -55,6 +55,15 @@ void TensorImpl::resize(IntArrayRef sizes) {
   set_sizes_contiguous(sizes);
 }
 
+void TensorImpl::set_data(const TensorImpl& src) {
+  if (&src == this) return;
+  storage_ = src.storage_;
+  storage_offset_ = src.storage_offset_;
+  sizes_and_strides_ = src.sizes_and_strides_;
+  dtype_ = src.dtype_;
+  refresh_numel_and_contiguity();
+}
+
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides,
                                        int64_t storage_offset) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());

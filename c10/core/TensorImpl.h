@@ -67,6 +67,9 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   /// resize_(): makes the tensor contiguous with `sizes`, growing its storage if needed
   /// (old elements keep their place in memory). Throws if the storage cannot grow.
   void resize(IntArrayRef sizes);
+  /// `tensor.data = src`: takes src's storage, geometry and dtype, keeping this tensor's
+  /// identity, autograd state and version counter. The caller checks the key sets match.
+  void set_data(const TensorImpl& src);
 
   /// The number of in-place writes seen by this tensor and its views.
   uint32_t version() const {

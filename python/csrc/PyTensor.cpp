@@ -173,6 +173,22 @@ PyObject* get_data(PyObject* self, void*) {
   EMBER_PY_END(nullptr)
 }
 
+// `t.data = other`: t takes other's storage, shape and dtype, keeping its identity and
+// autograd state (PyTorch's set_data; Module.to keeps parameters this way).
+int set_data(PyObject* self, PyObject* value, void*) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK_TYPE(value && is_tensor(value), "data: expected a Tensor, but got ",
+                   value ? Py_TYPE(value)->tp_name : "deletion");
+  const Tensor& t = self_t(self);
+  const Tensor& src = unpack(value);
+  EMBER_CHECK_TYPE(src.impl()->key_set() == t.impl()->key_set() && src.device() == t.device(),
+                   "data: expected a tensor on ", t.device(), " with the same layout as the tensor assigned to (",
+                   t.layout(), "), but got one on ", src.device(), " (", src.layout(), ")");
+  t.impl()->set_data(*src.impl());
+  return 0;
+  EMBER_PY_END(-1)
+}
+
 PyGetSetDef tensor_getset[] = {
     {"shape", get_shape, nullptr, "The sizes (an ember.Size).", nullptr},
     {"dtype", get_dtype, nullptr, "The element type.", nullptr},
@@ -192,7 +208,7 @@ PyGetSetDef tensor_getset[] = {
     {"_version", get_version, nullptr, "The number of in-place writes to the tensor and its views.", nullptr},
     {"output_nr", get_output_nr, nullptr, "Which output of its grad_fn the tensor is.", nullptr},
     {"retains_grad", get_retains_grad, nullptr, "Whether retain_grad() was called.", nullptr},
-    {"data", get_data, nullptr, "The tensor outside the graph (a detached alias).", nullptr},
+    {"data", get_data, set_data, "The tensor outside the graph (a detached alias); assigning replaces the elements, shape and dtype.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // ---- methods ----------------------------------------------------------------------------

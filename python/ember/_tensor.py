@@ -392,6 +392,11 @@ class Tensor(_C.TensorBase):
         memo[id(self)] = result
         return result
 
+    def __reduce_ex__(self, proto):
+        # pickle and copy.copy: the values (as a numpy array), dtype, device and requires_grad;
+        # views are not kept as views (ember.save keeps shared storage).
+        return (_rebuild_tensor, (_tensor_payload(self), self.requires_grad))
+
     def __reversed__(self):
         return iter(list(self)[::-1])
 
@@ -399,3 +404,35 @@ class Tensor(_C.TensorBase):
         return tuple(sorted(range(self.dim()), key=lambda d: -self.stride(d)))
 
     __hash__ = object.__hash__
+
+
+def _tensor_payload(t):
+    """(numpy array, dtype name, device string) of a strided tensor's values, for pickling."""
+    if t.layout != _C.strided:
+        raise RuntimeError(f"pickling a tensor of layout {t.layout} is not supported (ember.save it)")
+    t = t.detach()
+    device = str(t.device)
+    dtype = str(t.dtype).replace("ember.", "").replace("torch.", "")
+    if t.device.type == "meta":  # no values: the shape
+        return tuple(t.shape), dtype, device
+    if t.device.type != "cpu":
+        t = t.cpu()
+    # bfloat16 has no numpy dtype; float32 holds each value exactly.
+    array = (t.float() if t.dtype == _C.bfloat16 else t).numpy(force=True).copy()
+    return array, dtype, device
+
+
+def _tensor_from_payload(payload):
+    import ember
+    array, dtype, device = payload
+    if device == "meta":
+        return ember.empty(array, dtype=getattr(ember, dtype), device="meta")
+    t = ember.from_numpy(array).to(getattr(ember, dtype))
+    return t if device == "cpu" else t.to(device)
+
+
+def _rebuild_tensor(payload, requires_grad):
+    t = _tensor_from_payload(payload)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t

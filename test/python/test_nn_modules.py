@@ -486,6 +486,60 @@ def test_to_double_float_apply():
     assert names == ["Linear", "BatchNorm1d", "Sequential"]
 
 
+def test_to_keeps_parameter_objects_and_optimizer_state():
+    # As PyTorch: Module.to on the same device replaces .data, so an optimizer built before
+    # the cast still updates the module's parameters.
+    import ember.optim as eoptim
+    m = enn.Linear(3, 2)
+    w = m.weight
+    opt = eoptim.SGD(m.parameters(), lr=0.5)
+    m(ember.randn(4, 3)).sum().backward()
+    m.double()
+    assert m.weight is w and w.dtype == ember.float64 and w.requires_grad and w.is_leaf
+    assert w.grad is not None and w.grad.dtype == ember.float64
+    before = w.detach().clone()
+    opt.step()
+    assert not ember.equal(w.detach(), before)
+    tm = torch.nn.Linear(3, 2)
+    tw = tm.weight
+    tm.double()
+    assert tm.weight is tw  # the behaviour copied
+
+
+def test_data_assignment():
+    t = ember.randn(2, 3, requires_grad=True)
+    t.data = ember.arange(6, dtype=ember.float64).reshape(3, 2)
+    assert t.shape == (3, 2) and t.dtype == ember.float64 and t.requires_grad and t.is_leaf
+    np.testing.assert_array_equal(t.detach().numpy(), np.arange(6.0).reshape(3, 2))
+    u = ember.zeros(4)
+    v = ember.ones(8)[::2]  # a strided view: t takes its geometry and shares its storage
+    u.data = v
+    assert u.stride() == (2,) and u.tolist() == [1.0] * 4
+    v.fill_(3.0)
+    assert u.tolist() == [3.0] * 4
+    with pytest.raises(TypeError, match="data: expected a Tensor"):
+        u.data = [1.0, 2.0]
+    with pytest.raises(TypeError, match="data: expected a tensor on cpu"):
+        u.data = ember.zeros(2, device="meta")
+    assert u.tolist() == [3.0] * 4
+
+
+def test_tensor_pickle_and_copy():
+    for t in [ember.randn(3, 4), ember.randn(3, 4).t(), ember.tensor(2.5), ember.zeros(0, 3),
+              ember.arange(6).reshape(2, 3), ember.randn(5).to(ember.bfloat16), ember.tensor([True, False]),
+              ember.randn(2, dtype=ember.complex64)]:
+        r = pickle.loads(pickle.dumps(t))
+        assert type(r) is ember.Tensor and r.dtype == t.dtype and r.shape == t.shape
+        assert ember.equal(r, t)
+        c = copy.copy(t)
+        assert c.dtype == t.dtype and ember.equal(c, t)
+    g = ember.randn(3, requires_grad=True)
+    r = pickle.loads(pickle.dumps(g))
+    assert r.requires_grad and r.is_leaf and ember.equal(r.detach(), g.detach())
+    m = pickle.loads(pickle.dumps(ember.empty(2, 3, dtype=ember.float64, device="meta")))
+    assert m.device.type == "meta" and m.shape == (2, 3) and m.dtype == ember.float64
+
+
 def test_parameter_class():
     p = enn.Parameter(ember.randn(2, 3))
     assert isinstance(p, ember.Tensor) and isinstance(p, enn.Parameter)

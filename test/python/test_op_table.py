@@ -84,6 +84,48 @@ def torch_einsum(equation, tensors, path=None):
     return torch.einsum(equation, tensors)
 
 
+def _lstm_shapes(op, gates_like, states):
+    """The fused LSTM cell's argument checks, for the references below."""
+    for name, t in [gates_like] + states:
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    name, g = gates_like
+    if g.dtype not in (torch.float32, torch.float64):
+        raise NotImplementedError(f"{op}(): not implemented for {g.dtype}")
+    if g.dim() != 2 or g.shape[1] % 4:
+        raise RuntimeError(f"{op}(): {name} must be (batch, 4 * hidden)")
+    for sname, t in states:
+        if t.shape != (g.shape[0], g.shape[1] // 4) or t.dtype != g.dtype:
+            raise RuntimeError(f"{op}(): {sname} must be (batch, hidden) of {name}'s dtype")
+
+
+def torch_fused_lstm_cell(gates, cx):
+    """ember._fused_lstm_cell written with PyTorch ops: (hy, cy, activated gates)."""
+    _lstm_shapes("_fused_lstm_cell", ("gates", gates), [("cx", cx)])
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    cy = f * cx + i * g
+    # Ember's kernel writes contiguous results whatever the inputs' layouts.
+    return (o * cy.tanh()).contiguous(), cy.contiguous(), torch.cat([i, f, g, o], 1).contiguous()
+
+
+def torch_fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, output_mask):
+    """The LSTM cell's gradients by the chain rule, from the activated gates (PyTorch ops)."""
+    states = [("cx", cx), ("cy", cy)] + [(n, t) for n, t in (("grad_hy", grad_hy), ("grad_cy", grad_cy))
+                                         if t is not None]
+    if not (isinstance(output_mask, (tuple, list)) and len(output_mask) == 2
+            and all(isinstance(m, bool) for m in output_mask)):
+        raise TypeError("_fused_lstm_cell_backward(): argument 'output_mask' must be a tuple of 2 bools")
+    _lstm_shapes("_fused_lstm_cell_backward", ("workspace", workspace), states)
+    i, f, g, o = workspace.chunk(4, 1)
+    tc = cy.tanh()
+    dh = torch.zeros_like(cy) if grad_hy is None else grad_hy
+    dc = (torch.zeros_like(cy) if grad_cy is None else grad_cy) + dh * o * (1 - tc * tc)
+    d_gates = torch.cat([dc * g * i * (1 - i), dc * cx * f * (1 - f), dc * i * (1 - g * g),
+                         dh * tc * o * (1 - o)], 1)
+    return (d_gates.contiguous() if output_mask[0] else None), ((dc * f).contiguous() if output_mask[1] else None)
+
+
 def mean_by_default(fn, position):
     """PyTorch's torch._C._nn loss binding with reduction=1 (mean) when the call leaves it
     out: that binding reads a missing `int reduction=Mean` as 0 (none), unlike the schema
@@ -1336,6 +1378,25 @@ ROW_LIST: list[Row] = [
                "output_mask": [(True, True, True), (True, False, False), (False, True, True)]},
         bad=[{"group": 3}], generic_bad=False, keywords=False,
         torch_function=torch.ops.aten.native_group_norm_backward.default, torch_ops=True),
+    Row("_fused_lstm_cell", dtypes=("float32", "float64"), shapes={"gates": (3, 20), "cx": (3, 5)},
+        layouts=("contiguous", "transposed", "sliced"),
+        extra=[{"gates": TensorSpec("float32", shape=(0, 8)), "cx": TensorSpec("float32", shape=(0, 2))},
+               {"gates": TensorSpec("float64", shape=(4, 64)), "cx": TensorSpec("float64", shape=(4, 16))},
+               {"gates": TensorSpec("float32", values="edge", shape=(3, 4)), "cx": TensorSpec("float32", shape=(3, 1))}],
+        bad=[{"cx": TensorSpec("float32", shape=(3, 4))}, {"gates": TensorSpec("float32", shape=(3, 18))},
+             {"cx": TensorSpec("float64", shape=(3, 5))}, {"gates": TensorSpec("int64", shape=(3, 20))}],
+        generic_bad=False, keywords=False, torch_function=torch_fused_lstm_cell),
+    Row("_fused_lstm_cell_backward", dtypes=("float32", "float64"),
+        shapes={"grad_hy": (3, 5), "grad_cy": (3, 5), "cx": (3, 5), "cy": (3, 5), "workspace": (3, 20)},
+        values={"workspace": "prob"}, layouts=("contiguous", "transposed", "sliced"),
+        pools={"output_mask": [(True, True), (True, False), (False, True)]},
+        extra=[{"grad_hy": None}, {"grad_cy": None}, {"grad_hy": None, "grad_cy": None},
+               {"workspace": TensorSpec("float64", shape=(4, 64), values="prob"), "cx": TensorSpec("float64", shape=(4, 16)),
+                "cy": TensorSpec("float64", shape=(4, 16)), "grad_hy": TensorSpec("float64", shape=(4, 16)),
+                "grad_cy": TensorSpec("float64", shape=(4, 16))}],
+        bad=[{"cy": TensorSpec("float32", shape=(3, 4))}, {"workspace": TensorSpec("float32", shape=(3, 18))},
+             {"grad_hy": TensorSpec("float32", shape=(2, 5))}],
+        generic_bad=False, keywords=False, torch_function=torch_fused_lstm_cell_backward),
     Row("group_norm", dtypes=("float32", "float64"), shapes={"input": (2, 4, 3), "weight": (4,), "bias": (4,)},
         layouts=("contiguous", "transposed", "sliced"), pools={"num_groups": [2, 4], "eps": [1e-5]},
         bad=[{"num_groups": 3}], generic_bad=False),

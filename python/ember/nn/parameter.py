@@ -1,6 +1,6 @@
 """ember.nn.Parameter: a Tensor that a Module registers as one of its parameters, and Buffer."""
 import ember
-from ember._tensor import Tensor
+from ember._tensor import Tensor, _tensor_from_payload, _tensor_payload
 
 
 class Parameter(Tensor):
@@ -30,11 +30,11 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __reduce_ex__(self, proto):
-        return (_rebuild_parameter, (self.detach().numpy().copy(), self.requires_grad))
+        return (_rebuild_parameter, (_tensor_payload(self), self.requires_grad))
 
 
-def _rebuild_parameter(array, requires_grad):
-    return Parameter(ember.from_numpy(array), requires_grad)
+def _rebuild_parameter(payload, requires_grad):
+    return Parameter(_tensor_from_payload(payload), requires_grad)
 
 
 class Buffer(Tensor):

@@ -364,11 +364,22 @@ class Module:
                 param_applied = fn(param)
             if param_applied is param:
                 continue
-            new_param = Parameter(param_applied, param.requires_grad)
+            # As PyTorch: on the same device and layout the Parameter object is kept (its
+            # .data replaced), so optimizers and other references to it stay valid.
+            in_place = param_applied.device == param.device and param_applied.layout == param.layout
+            if in_place:
+                param.data = param_applied
+                out_param = param
+            else:
+                out_param = Parameter(param_applied, param.requires_grad)
+                self._parameters[key] = out_param
             if param.grad is not None:
                 with ember.no_grad():
-                    new_param.grad = fn(param.grad)
-            self._parameters[key] = new_param
+                    grad_applied = fn(param.grad)
+                if in_place and grad_applied.device == param.grad.device:
+                    param.grad.data = grad_applied
+                else:
+                    out_param.grad = grad_applied
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)

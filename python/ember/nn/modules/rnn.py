@@ -2,7 +2,9 @@
 
 Parameter names, shapes, order, gate order and default initialisation are PyTorch's, so a
 state_dict moves between the two unchanged. The layers run one time step at a time with
-ember's differentiable ops; the input projection of a layer is one matmul over every step.
+ember's differentiable ops; the input projection of a layer is one matmul over every step,
+and an LSTM step is one addmm and the fused cell (ember._fused_lstm_cell, Note [Fused LSTM
+cell] in aten/native/cpu/rnn.cpp) in float32 and float64.
 PackedSequence input is not supported.
 """
 from __future__ import annotations
@@ -31,10 +33,18 @@ def _rnn_step(gx, h, w_hh_t, relu):
     return ember.relu(pre) if relu else ember.tanh(pre)
 
 
+_FUSED_LSTM_DTYPES = (ember.float32, ember.float64)
+
+
 def _lstm_step(gx, h, c, w_hh_t, w_hr_t=None):
-    i, f, g, o = ember.addmm(gx, h, w_hh_t).chunk(4, 1)
-    c = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
-    h = ember.sigmoid(o) * ember.tanh(c)
+    gates = ember.addmm(gx, h, w_hh_t)
+    if gates.dtype in _FUSED_LSTM_DTYPES and c.dtype == gates.dtype and gates.device.type == "cpu":
+        # One kernel and one autograd node for the pointwise part (Note [Fused LSTM cell]).
+        h, c, _ = ember._fused_lstm_cell(gates, c)
+    else:
+        i, f, g, o = gates.chunk(4, 1)
+        c = ember.sigmoid(f) * c + ember.sigmoid(i) * ember.tanh(g)
+        h = ember.sigmoid(o) * ember.tanh(c)
     if w_hr_t is not None:
         h = ember.matmul(h, w_hr_t)
     return h, c
