@@ -126,6 +126,78 @@ def torch_fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, output_m
     return (d_gates.contiguous() if output_mask[0] else None), ((dc * f).contiguous() if output_mask[1] else None)
 
 
+def _check_lstm_layer(op, gates_like, states, seqs, weight_hh, flags):
+    """_lstm_layer's argument checks, for the references below."""
+    for name, t in [gates_like, ("weight_hh", weight_hh)] + states + seqs:
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    for name, f in flags:
+        if not isinstance(f, bool):
+            raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(f).__name__}")
+    name, g = gates_like
+    if g.dtype not in (torch.float32, torch.float64):
+        raise NotImplementedError(f"{op}(): not implemented for {g.dtype}")
+    if g.dim() != 3 or g.shape[2] % 4:
+        raise RuntimeError(f"{op}(): {name} must be (seq_len, batch, 4 * hidden)")
+    T, B, H = g.shape[0], g.shape[1], g.shape[2] // 4
+    expect = [(n, t, (B, H)) for n, t in states] + [(n, t, (T, B, H)) for n, t in seqs] + \
+        [("weight_hh", weight_hh, (4 * H, H))]
+    for n, t, shape in expect:
+        if tuple(t.shape) != shape or t.dtype != g.dtype:
+            raise RuntimeError(f"{op}(): {n} must be {shape} of {name}'s dtype")
+
+
+def _lstm_order(T, reverse):
+    return range(T - 1, -1, -1) if reverse else range(T)
+
+
+def torch_lstm_layer(input_gates, h0, c0, weight_hh, reverse=False):
+    """ember._lstm_layer written as a step loop of PyTorch ops over torch_fused_lstm_cell."""
+    _check_lstm_layer("_lstm_layer", ("input_gates", input_gates), [("h0", h0), ("c0", c0)], [], weight_hh,
+                      [("reverse", reverse)])
+    T, B, H = input_gates.shape[0], input_gates.shape[1], input_gates.shape[2] // 4
+    outs, ws, cs = [None] * T, [None] * T, [None] * T
+    h, c = h0, c0
+    for t in _lstm_order(T, reverse):
+        h, c, ws[t] = torch_fused_lstm_cell(input_gates[t] + h @ weight_hh.t(), c)
+        outs[t], cs[t] = h, c
+
+    def stack(xs, width):  # with no steps, an empty slice of input_gates (in the graph, as Ember's)
+        return torch.stack(xs) if T else input_gates[:, :, :width].clone()
+    return stack(outs, H), h.clone(), c.clone(), stack(ws, 4 * H), stack(cs, H)
+
+
+def torch_lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, weight_hh, output, workspace, cells,
+                              reverse, output_mask):
+    """_lstm_layer's gradients by backpropagation through time, with torch_fused_lstm_cell_backward."""
+    optional = [(n, t) for n, t in (("grad_hn", grad_hn), ("grad_cn", grad_cn)) if t is not None]
+    seqs = [("output", output), ("cells", cells)] + ([("grad_output", grad_output)] if grad_output is not None else [])
+    if not (isinstance(output_mask, (tuple, list)) and len(output_mask) == 4
+            and all(isinstance(m, bool) for m in output_mask)):
+        raise TypeError("_lstm_layer_backward(): argument 'output_mask' must be a tuple of 4 bools")
+    _check_lstm_layer("_lstm_layer_backward", ("workspace", workspace), [("h0", h0), ("c0", c0)] + optional,
+                      seqs, weight_hh, [("reverse", reverse)])
+    T = workspace.shape[0]
+    dh = torch.zeros_like(h0) if grad_hn is None else grad_hn
+    dc = torch.zeros_like(c0) if grad_cn is None else grad_cn
+    dgates = [None] * T
+    order = list(_lstm_order(T, reverse))
+    for s in range(T - 1, -1, -1):
+        t = order[s]
+        if grad_output is not None:
+            dh = dh + grad_output[t]
+        c_prev = c0 if s == 0 else cells[order[s - 1]]
+        dgates[t], dc = torch_fused_lstm_cell_backward(dh, dc, c_prev, cells[t], workspace[t], (True, True))
+        dh = dgates[t] @ weight_hh
+    d_weight = torch.zeros_like(weight_hh)
+    for s, t in enumerate(order):
+        h_prev = h0 if s == 0 else output[order[s - 1]]
+        d_weight = d_weight + dgates[t].t() @ h_prev
+    d_gates = torch.stack(dgates) if T else workspace.new_empty(workspace.shape)
+    results = (d_gates.contiguous(), dh.contiguous(), dc.contiguous(), d_weight.contiguous())
+    return tuple(r if m else None for r, m in zip(results, output_mask))
+
+
 def mean_by_default(fn, position):
     """PyTorch's torch._C._nn loss binding with reduction=1 (mean) when the call leaves it
     out: that binding reads a missing `int reduction=Mean` as 0 (none), unlike the schema
@@ -1397,6 +1469,33 @@ ROW_LIST: list[Row] = [
         bad=[{"cy": TensorSpec("float32", shape=(3, 4))}, {"workspace": TensorSpec("float32", shape=(3, 18))},
              {"grad_hy": TensorSpec("float32", shape=(2, 5))}],
         generic_bad=False, keywords=False, torch_function=torch_fused_lstm_cell_backward),
+    Row("_lstm_layer", dtypes=("float32", "float64"),
+        shapes={"input_gates": (3, 2, 8), "h0": (2, 2), "c0": (2, 2), "weight_hh": (8, 2)},
+        layouts=("contiguous", "transposed", "sliced"), pools={"reverse": [False, True]},
+        extra=[{"input_gates": TensorSpec("float32", shape=(0, 2, 8))},
+               {"input_gates": TensorSpec("float32", shape=(3, 0, 8)), "h0": TensorSpec("float32", shape=(0, 2)),
+                "c0": TensorSpec("float32", shape=(0, 2))},
+               {"input_gates": TensorSpec("float64", shape=(5, 3, 40)), "h0": TensorSpec("float64", shape=(3, 10)),
+                "c0": TensorSpec("float64", shape=(3, 10)), "weight_hh": TensorSpec("float64", shape=(40, 10)),
+                "reverse": True}],
+        bad=[{"weight_hh": TensorSpec("float32", shape=(8, 3))}, {"h0": TensorSpec("float32", shape=(3, 2))},
+             {"c0": TensorSpec("float64", shape=(2, 2))}, {"input_gates": TensorSpec("float32", shape=(3, 2, 7))},
+             {"input_gates": TensorSpec("int64", shape=(3, 2, 8))}],
+        generic_bad=False, keywords=False, torch_function=torch_lstm_layer),
+    Row("_lstm_layer_backward", dtypes=("float32", "float64"),
+        shapes={"grad_output": (3, 2, 2), "grad_hn": (2, 2), "grad_cn": (2, 2), "h0": (2, 2), "c0": (2, 2),
+                "weight_hh": (8, 2), "output": (3, 2, 2), "workspace": (3, 2, 8), "cells": (3, 2, 2)},
+        values={"workspace": "prob"}, layouts=("contiguous", "transposed", "sliced"),
+        pools={"reverse": [False, True],
+               "output_mask": [(True, True, True, True), (True, False, False, False), (False, False, False, True)]},
+        extra=[{"grad_output": None}, {"grad_hn": None, "grad_cn": None},
+               {"grad_output": None, "grad_hn": None, "grad_cn": None},
+               {"grad_output": TensorSpec("float32", shape=(0, 2, 2)), "output": TensorSpec("float32", shape=(0, 2, 2)),
+                "workspace": TensorSpec("float32", shape=(0, 2, 8), values="prob"),
+                "cells": TensorSpec("float32", shape=(0, 2, 2))}],
+        bad=[{"cells": TensorSpec("float32", shape=(2, 2, 2))}, {"weight_hh": TensorSpec("float32", shape=(8, 3))},
+             {"grad_output": TensorSpec("float64", shape=(3, 2, 2))}],
+        generic_bad=False, keywords=False, torch_function=torch_lstm_layer_backward),
     Row("group_norm", dtypes=("float32", "float64"), shapes={"input": (2, 4, 3), "weight": (4,), "bias": (4,)},
         layouts=("contiguous", "transposed", "sliced"), pools={"num_groups": [2, 4], "eps": [1e-5]},
         bad=[{"num_groups": 3}], generic_bad=False),

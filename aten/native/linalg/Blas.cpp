@@ -2,7 +2,9 @@
 // float32 and float64, a blocked loop for the other dtypes.
 #include "aten/native/linalg/Blas.h"
 
+#include <dnnl.h>
 #include <mkl_cblas.h>
+#include <omp.h>
 #include <mkl_service.h>
 
 #include <algorithm>
@@ -63,6 +65,36 @@ void set_blas_threads() {
   mkl_set_num_threads_local(in_parallel_region() ? 1 : get_num_threads());
 }
 
+// Note [float32 GEMM]: float32 products go to oneDNN's sgemm (Debian's oneDNN 2.6, the
+// library the convolutions use), float64 ones to MKL. On this machine's AMD EPYC, MKL takes
+// its AVX2 code path (about 100 GFLOP/s on one core at every shape measured) while oneDNN
+// JIT-compiles AVX-512 kernels for the CPU it finds: 180-250 GFLOP/s from 32x1024x256 to
+// 1024^3 (benchmarks/README.md, "BLAS choice"). oneDNN has no float64 GEMM. Its threads are
+// OpenMP's, as parallel_for's: as many as Ember is set to, one inside a parallel region. A
+// batch runs its products one per task when the batch splits evenly across the threads
+// (or is large), else one after another, each on every thread.
+void onednn_sgemm(const Operand& a, const Operand& b, float* c, int64_t ldc, int64_t c_batch_stride,
+                  int64_t batch, int64_t m, int64_t n, int64_t k, float alpha, float beta) {
+  const float* pa = static_cast<const float*>(a.t.data_ptr());
+  const float* pb = static_cast<const float*>(b.t.data_ptr());
+  auto one = [&](int64_t i) {
+    const dnnl_status_t st = dnnl_sgemm(a.trans ? 'T' : 'N', b.trans ? 'T' : 'N', m, n, k, alpha,
+                                        pa + i * a.batch_stride, a.ld, pb + i * b.batch_stride, b.ld, beta,
+                                        c + i * c_batch_stride, ldc);
+    EMBER_CHECK(st == dnnl_success, "matrix product: oneDNN's sgemm failed (status ", static_cast<int>(st),
+                ") for [", m, ", ", k, "] x [", k, ", ", n, "]");
+  };
+  const int threads = in_parallel_region() ? 1 : get_num_threads();
+  if (batch > 1 && threads > 1 && (batch % threads == 0 || batch >= 4 * threads)) {
+    parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t i = b0; i < b1; ++i) one(i);
+    });
+    return;
+  }
+  if (!in_parallel_region()) omp_set_num_threads(threads);
+  for (int64_t i = 0; i < batch; ++i) one(i);
+}
+
 template <class T>
 void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t ldc, int64_t c_batch_stride,
                int64_t batch, int64_t m, int64_t n, int64_t k, T alpha, T beta) {
@@ -79,7 +111,7 @@ void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t ldc, int64_t c_
     }
   };
   if constexpr (std::is_same_v<T, float>) {
-    call(cblas_sgemm, cblas_sgemm_batch_strided);
+    onednn_sgemm(a, b, c, ldc, c_batch_stride, batch, m, n, k, alpha, beta);
   } else {
     call(cblas_dgemm, cblas_dgemm_batch_strided);
   }

@@ -3,8 +3,9 @@
 Parameter names, shapes, order, gate order and default initialisation are PyTorch's, so a
 state_dict moves between the two unchanged. The layers run one time step at a time with
 ember's differentiable ops; the input projection of a layer is one matmul over every step,
-and an LSTM step is one addmm and the fused cell (ember._fused_lstm_cell, Note [Fused LSTM
-cell] in aten/native/cpu/rnn.cpp) in float32 and float64.
+and in float32 and float64 an LSTM direction without projections is one op
+(ember._lstm_layer, Note [LSTM layer] in aten/native/cpu/rnn.cpp), an LSTM step with them
+one addmm and the fused cell (ember._fused_lstm_cell).
 PackedSequence input is not supported.
 """
 from __future__ import annotations
@@ -322,11 +323,20 @@ class RNNBase(Module):
                 bias = b_ih + b_hh if b_ih is not None and self.mode != "GRU" else b_ih
                 t_in, batch, features = input.shape
                 gx = F.linear(input.reshape(t_in * batch, features), w_ih, bias)
-                gx = gx.reshape(t_in, batch, gx.size(-1)).unbind(0)
-                w_hh_t = w_hh.t()
-                w_hr_t = None if w_hr is None else w_hr.t()
+                gx = gx.reshape(t_in, batch, gx.size(-1))
                 h = hs[k]
                 c = cs[k] if cs is not None else None
+                if (self.mode == "LSTM" and w_hr is None and gx.dtype in _FUSED_LSTM_DTYPES
+                        and gx.device.type == "cpu" and h.dtype == c.dtype == w_hh.dtype == gx.dtype):
+                    # The whole direction in one op (Note [LSTM layer], aten/native/cpu/rnn.cpp).
+                    out, h, c, _, _ = ember._lstm_layer(gx, h, c, w_hh, direction == 1)
+                    outputs.append(out)
+                    h_out.append(h)
+                    c_out.append(c)
+                    continue
+                gx = gx.unbind(0)
+                w_hh_t = w_hh.t()
+                w_hr_t = None if w_hr is None else w_hr.t()
                 ys = [None] * steps
                 order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
                 for t in order:
