@@ -2,13 +2,17 @@
 // lerp, addcmul, addcdiv, isclose, over TensorIterator (Note [TensorIterator]). Operands
 // are converted to the computation dtype first; 16-bit floats compute in float32 and round
 // once; integers wrap.
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <complex>
 #include <optional>
 #include <type_traits>
 
 #include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
+#include "aten/native/Parallel.h"
 #include "aten/native/Structured.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/Loops.h"
@@ -76,9 +80,25 @@ void clamp_scalar_run(const char* name, const Tensor& self, const std::optional<
       not_implemented(name, compute);
       return [](A x) { return x; };
     } else {
-      const std::optional<A> lo = min ? std::optional<A>(A(checked_scalar_to<T>(*min, name, "min"))) : std::nullopt;
-      const std::optional<A> hi = max ? std::optional<A>(A(checked_scalar_to<T>(*max, name, "max"))) : std::nullopt;
-      return [lo, hi](A x) { return clamp_value<A>(x, lo ? &*lo : nullptr, hi ? &*hi : nullptr); };
+      // A missing bound is the type's extreme, so one branch-free form (selects the loop
+      // vectorises) serves every call; a NaN bound makes every element NaN.
+      constexpr A kLowest = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                                 : std::numeric_limits<A>::lowest();
+      constexpr A kHighest = std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
+                                                                  : std::numeric_limits<A>::max();
+      const A lo = min ? A(checked_scalar_to<T>(*min, name, "min")) : kLowest;
+      const A hi = max ? A(checked_scalar_to<T>(*max, name, "max")) : kHighest;
+      bool nan_bound = false;
+      A nan_value = A(0);
+      if constexpr (std::is_floating_point_v<A>) {
+        nan_bound = std::isnan(lo) || std::isnan(hi);
+        nan_value = std::isnan(lo) ? lo : hi;
+      }
+      return [lo, hi, nan_bound, nan_value](A x) {
+        A y = x < lo ? lo : x;
+        y = y > hi ? hi : y;
+        return nan_bound ? nan_value : y;
+      };
     }
   });
 }
@@ -131,10 +151,88 @@ constexpr bool kLerpable = kFloating<T> || kIsComplex<T>;
 
 // ---- kernels ------------------------------------------------------------------------------
 
+namespace {
+
+// c ? a : b without a branch: a bit mask from the condition byte blends the two values'
+// bits (the compiler turns a loop of these into vector blends; a plain ?: over a bool
+// array stays a branch per element, mispredicted half the time on a random mask).
+template <class T>
+inline T select(uint8_t c, T a, T b) {
+  if constexpr (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+    using Bits = std::conditional_t<sizeof(T) == 1, uint8_t,
+                 std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+    const Bits m = static_cast<Bits>(Bits(0) - static_cast<Bits>(c != 0));
+    return std::bit_cast<T>(static_cast<Bits>((std::bit_cast<Bits>(a) & m) | (std::bit_cast<Bits>(b) & ~m)));
+  } else {
+    return c ? a : b;
+  }
+}
+
+// An operand of the where fast path: contiguous over out's elements, or one element.
+bool one_value(const Tensor& t) {
+  if (t.numel() == 1) return true;
+  for (int64_t st : t.strides())
+    if (st != 0) return false;
+  return true;  // expanded from one element (the gradient of a sum, say)
+}
+
+bool flat_or_scalar(const Tensor& t, int64_t n) {
+  return one_value(t) || (t.numel() == n && t.is_contiguous());
+}
+
+// where() over a contiguous out whose operands are each contiguous with out's shape or a
+// single element (the autograd formulas' where(mask, grad, 0) among them), in self's dtype,
+// with a bool condition read as bytes: one pass, no dtype conversion of the mask, selects the
+// compiler vectorises. False where the general loop is needed.
+bool where_fast(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
+  const int64_t n = out.numel();
+  if (!out.is_contiguous() || condition.scalar_type() != ScalarType::Bool || self.dtype() != out.dtype() ||
+      other.dtype() != out.dtype() || n < 2)
+    return false;
+  for (const Tensor* t : {&condition, &self, &other}) {
+    if (!flat_or_scalar(*t, n) || t->dim() > out.dim()) return false;
+    // Same shape as out (up to leading 1s), or one element.
+    if (!one_value(*t)) {
+      for (int64_t d = 1; d <= t->dim(); ++d)
+        if (t->sizes()[t->dim() - d] != out.sizes()[out.dim() - d]) return false;
+    }
+  }
+  check_output_overlap(out, {&condition, &self, &other});
+  dispatch_all_types(out.scalar_type(), "where", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // Bytes, not bools: the compiler may assume a bool is 0 or 1 but not vectorise its loads.
+    const uint8_t* __restrict c = static_cast<const uint8_t*>(condition.data_ptr());
+    const T* __restrict a = static_cast<const T*>(self.data_ptr());
+    const T* __restrict b = static_cast<const T*>(other.data_ptr());
+    T* __restrict o = static_cast<T*>(out.data_ptr());
+    const bool cs = !one_value(condition), as = !one_value(self), bs = !one_value(other);
+    parallel_for(0, n, TensorIterator::kGrainSize, [&](int64_t i0, int64_t i1) {
+      if (cs && as && !bs) {
+        const T bv = b[0];
+        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i], a[i], bv);
+      } else if (cs && !as && bs) {
+        const T av = a[0];
+        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i], av, b[i]);
+      } else if (cs && as && bs) {
+        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i], a[i], b[i]);
+      } else if (cs) {
+        const T av = a[0], bv = b[0];
+        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i], av, bv);
+      } else {
+        for (int64_t i = i0; i < i1; ++i) o[i] = c[cs ? i : 0] ? a[as ? i : 0] : b[bs ? i : 0];
+      }
+    });
+  });
+  return true;
+}
+
+}  // namespace
+
 void where_out_cpu(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType compute = ResultType().add(self).add(other).get();
   EMBER_CHECK(out.dtype() == compute, "where(): expected 'out' to have the result dtype ", compute,
               ", but got ", out.dtype());
+  if (where_fast(condition, self, other, out)) return;
   // The condition joins the loop as 0/1 of the computation dtype.
   const Tensor mask = as_dtype(as_dtype(condition, ScalarType::Bool), compute);
   pointwise_run<3>("where", compute, out, {&mask, &self, &other}, [&](auto tag) {
