@@ -376,24 +376,30 @@ Tensor bias_view(const Tensor& bias, int64_t dim) {
 
 }  // namespace
 
+// The oneDNN path's description of a plain convolution, and its output's spatial sizes.
+onednn::ConvShape onednn_shape(const ConvGeom& g, int64_t groups, DimVector& out_spatial) {
+  onednn::ConvShape shape;
+  shape.nsp = g.nsp;
+  shape.groups = groups;
+  for (int i = 0; i < g.nsp; ++i) {
+    const int j = 3 - g.nsp + i;
+    shape.k[i] = g.k[j];
+    shape.s[i] = g.s[j];
+    shape.p[i] = g.p[j];
+    shape.d[i] = g.d[j];
+    out_spatial.push_back(g.out[j]);
+  }
+  return shape;
+}
+
 Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
                        IntArrayRef output_padding, int64_t groups) {
   const ConvGeom g = conv_geometry(input, weight, bias, stride, padding, dilation, transposed,
                                    output_padding, groups);
   if (!transposed && onednn::enabled() && onednn::conv_forward_supported(input, weight)) {
-    onednn::ConvShape shape;
-    shape.nsp = g.nsp;
-    shape.groups = groups;
     DimVector out_spatial;
-    for (int i = 0; i < g.nsp; ++i) {
-      const int j = 3 - g.nsp + i;
-      shape.k[i] = g.k[j];
-      shape.s[i] = g.s[j];
-      shape.p[i] = g.p[j];
-      shape.d[i] = g.d[j];
-      out_spatial.push_back(g.out[j]);
-    }
+    const onednn::ConvShape shape = onednn_shape(g, groups, out_spatial);
     return onednn::conv_forward(input, weight, bias, shape, IntArrayRef(out_spatial));
   }
   Tensor out;
@@ -427,12 +433,19 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(
   }
   const Tensor w3 = weight3(weight, groups);
   Tensor gi, gw, gb;
-  if (output_mask[0]) {
+  if (!transposed && (output_mask[0] || output_mask[1]) && onednn::enabled() &&
+      onednn::conv_backward_supported(input, weight) && g.nsp >= 2) {
+    DimVector out_spatial;
+    const onednn::ConvShape shape = onednn_shape(g, groups, out_spatial);
+    std::tie(gi, gw) = onednn::conv_backward(grad_output, input, weight, shape, IntArrayRef(out_spatial),
+                                             output_mask[0], output_mask[1]);
+  }
+  if (output_mask[0] && !gi.defined()) {
     gi = transposed ? forward_gemm(grad_output, w3, g) : backward_gemm(grad_output, w3, g, input.sizes()[1]);
     const MemoryFormat format = conv_memory_format(input, weight);
     if (format != MemoryFormat::Contiguous) gi = gi.contiguous(format);
   }
-  if (output_mask[1]) {
+  if (output_mask[1] && !gw.defined()) {
     gw = (transposed ? weight_gemm(input, grad_output, g, groups) : weight_gemm(grad_output, input, g, groups))
              .view(weight.sizes());
   }

@@ -313,3 +313,32 @@ def test_onednn_prepacked_weight_follows_in_place_updates():
     w2 = we[:, :, :, :]  # a view shares storage and version: still the same cache entry
     close(EF.conv2d(xe, w2), TF.conv2d(xt, wt), **F32)
     assert ember.backends.mkldnn.is_available() and ember.backends.mkldnn.enabled
+
+
+@pytest.mark.parametrize("kw", [dict(padding=1), dict(stride=2), dict(dilation=2, padding=2), dict(groups=2),
+                                dict(groups=4, padding=(1, 0)), dict(stride=(2, 1), padding=(0, 1))], ids=str)
+@pytest.mark.parametrize("shape", [(3, 4, 8, 8), (2, 4, 5, 7), (2, 4, 3, 4, 4)], ids=str)
+def test_conv_small_nchw_images_on_onednn(kw, shape):
+    # Small NCHW images (up to 256 elements per channel) run forward and backward on oneDNN
+    # (Note [oneDNN convolution]): values and every gradient against torch and Ember's GEMM path.
+    if len(shape) == 5:
+        kw = {k: (v + (v[-1],) if isinstance(v, tuple) else v) for k, v in kw.items()}
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-1, 1, shape).astype("float32")
+    w = rng.uniform(-1, 1, (8, 4 // kw.get("groups", 1)) + (3,) * (len(shape) - 2)).astype("float32")
+    b = rng.uniform(-1, 1, (8,)).astype("float32")
+    conv_e, conv_t = (EF.conv2d, TF.conv2d) if len(shape) == 4 else (EF.conv3d, TF.conv3d)
+    results = []
+    for onednn in (True, False):
+        with ember.backends.mkldnn.flags(enabled=onednn):
+            xe, we, be = (ember.from_numpy(a.copy()).requires_grad_(True) for a in (x, w, b))
+            ye = conv_e(xe, we, be, **kw)
+            (ye * ye).sum().backward()
+            results.append((ye, xe.grad, we.grad, be.grad))
+    xt, wt, bt = (torch.from_numpy(a.copy()).requires_grad_(True) for a in (x, w, b))
+    yt = conv_t(xt, wt, bt, **kw)
+    (yt * yt).sum().backward()
+    for got in results:
+        for e, t in zip(got, (yt, xt.grad, wt.grad, bt.grad)):
+            close(e, t, rtol=1e-3, atol=1e-4)
+            assert e.is_contiguous()

@@ -2,7 +2,6 @@
 // lerp, addcmul, addcdiv, isclose, over TensorIterator (Note [TensorIterator]). Operands
 // are converted to the computation dtype first; 16-bit floats compute in float32 and round
 // once; integers wrap.
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -16,6 +15,7 @@
 #include "aten/native/Structured.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/Loops.h"
+#include "aten/native/cpu/Select.h"
 #include "aten/native/cpu/unary_kernel.h"
 #include "aten/native/pointwise.h"
 #include "c10/util/Exception.h"
@@ -153,21 +153,6 @@ constexpr bool kLerpable = kFloating<T> || kIsComplex<T>;
 
 namespace {
 
-// c ? a : b without a branch: a bit mask from the condition byte blends the two values'
-// bits (the compiler turns a loop of these into vector blends; a plain ?: over a bool
-// array stays a branch per element, mispredicted half the time on a random mask).
-template <class T>
-inline T select(uint8_t c, T a, T b) {
-  if constexpr (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
-    using Bits = std::conditional_t<sizeof(T) == 1, uint8_t,
-                 std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
-    const Bits m = static_cast<Bits>(Bits(0) - static_cast<Bits>(c != 0));
-    return std::bit_cast<T>(static_cast<Bits>((std::bit_cast<Bits>(a) & m) | (std::bit_cast<Bits>(b) & ~m)));
-  } else {
-    return c ? a : b;
-  }
-}
-
 // An operand of the where fast path: contiguous over out's elements, or one element.
 bool one_value(const Tensor& t) {
   if (t.numel() == 1) return true;
@@ -209,15 +194,15 @@ bool where_fast(const Tensor& condition, const Tensor& self, const Tensor& other
     parallel_for(0, n, TensorIterator::kGrainSize, [&](int64_t i0, int64_t i1) {
       if (cs && as && !bs) {
         const T bv = b[0];
-        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i], a[i], bv);
+        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i] != 0, a[i], bv);
       } else if (cs && !as && bs) {
         const T av = a[0];
-        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i], av, b[i]);
+        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i] != 0, av, b[i]);
       } else if (cs && as && bs) {
-        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i], a[i], b[i]);
+        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i] != 0, a[i], b[i]);
       } else if (cs) {
         const T av = a[0], bv = b[0];
-        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i], av, bv);
+        for (int64_t i = i0; i < i1; ++i) o[i] = select(c[i] != 0, av, bv);
       } else {
         for (int64_t i = i0; i < i1; ++i) o[i] = c[cs ? i : 0] ? a[as ? i : 0] : b[bs ? i : 0];
       }

@@ -8,12 +8,17 @@
 // while cached; it keeps the few most recent weights. NCHW activations are reordered to
 // the primitive's preferred layout and the result back, so the user only ever sees strided
 // tensors; channels_last activations run as they are (oneDNN's nhwc kernels) and the
-// result is channels_last, as PyTorch's. Only channels_last inputs come here: on NCHW ones
-// the reorders cost more than oneDNN saves, and im2col + MKL GEMM (convolution.cpp) is
-// faster (benchmarks/README.md, "Convolution").
+// result is channels_last, as PyTorch's. Channels_last inputs come here, and NCHW ones only
+// for small images (kSmallImage elements per channel at most): on large NCHW images the
+// reorders cost more than oneDNN saves and im2col + GEMM (convolution.cpp) is faster
+// (benchmarks/README.md, "Convolution"), while on small ones the GEMM path's per-sample
+// work dominates (a 4x4 image: 670 us against oneDNN's 145 for the demo CNN's second
+// convolution). Those small NCHW convolutions also take their backward here (the input and
+// weight gradients on oneDNN's backward primitives, cached like the forward ones).
 #include "aten/native/onednn/Conv.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
+#include <omp.h>
 
 #include <atomic>
 #include <list>
@@ -23,6 +28,7 @@
 #include <unordered_map>
 
 #include "aten/native/MemoryFormats.h"
+#include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 
@@ -94,6 +100,21 @@ std::string primitive_key(const Tensor& input, const Tensor& weight, bool bias, 
   return key;
 }
 
+// oneDNN's strides, dilations (gaps) and paddings of a convolution.
+struct Geometry {
+  memory::dims strides, dilates, pad_l, pad_r;
+  Geometry(const Tensor& input, const ConvShape& c, IntArrayRef out_spatial) {
+    for (int i = 0; i < c.nsp; ++i) {
+      strides.push_back(c.s[i]);
+      dilates.push_back(c.d[i] - 1);  // oneDNN counts the gaps
+      pad_l.push_back(c.p[i]);
+      // Right padding that makes oneDNN's output size the floor-division one.
+      const int64_t in = input.sizes()[2 + i], span = c.d[i] * (c.k[i] - 1) + 1;
+      pad_r.push_back((out_spatial[static_cast<size_t>(i)] - 1) * c.s[i] + span - in - c.p[i]);
+    }
+  }
+};
+
 std::shared_ptr<Primitive> get_primitive(const Tensor& input, const Tensor& weight, bool bias, const ConvShape& c,
                                          IntArrayRef out_spatial, bool channels_last) {
   const std::string key = primitive_key(input, weight, bias, c, channels_last);
@@ -105,15 +126,8 @@ std::shared_ptr<Primitive> get_primitive(const Tensor& input, const Tensor& weig
   const auto f32 = memory::data_type::f32;
   memory::dims dst = {input.sizes()[0], weight.sizes()[0]};
   for (int64_t v : out_spatial) dst.push_back(v);
-  memory::dims strides, dilates, pad_l, pad_r;
-  for (int i = 0; i < c.nsp; ++i) {
-    strides.push_back(c.s[i]);
-    dilates.push_back(c.d[i] - 1);  // oneDNN counts the gaps
-    pad_l.push_back(c.p[i]);
-    // Right padding that makes oneDNN's output size the floor-division one.
-    const int64_t in = input.sizes()[2 + i], span = c.d[i] * (c.k[i] - 1) + 1;
-    pad_r.push_back((out_spatial[static_cast<size_t>(i)] - 1) * c.s[i] + span - in - c.p[i]);
-  }
+  const Geometry geo(input, c, out_spatial);
+  const memory::dims &strides = geo.strides, &dilates = geo.dilates, &pad_l = geo.pad_l, &pad_r = geo.pad_r;
   // channels_last activations keep their layout; NCHW ones get the layout oneDNN prefers.
   const Tag act = channels_last ? activation_tag(c.nsp, true) : Tag::any;
   const memory::desc src_md(dims_of(input.sizes()), f32, act);
@@ -169,11 +183,18 @@ memory packed_weight(const Tensor& weight, const memory::desc& want, int64_t gro
 
 }  // namespace
 
+// The largest NCHW image (elements per channel) oneDNN takes (Note [oneDNN convolution]).
+constexpr int64_t kSmallImage = 256;
+
 bool conv_forward_supported(const Tensor& input, const Tensor& weight) {
   if (input.scalar_type() != ScalarType::Float || weight.scalar_type() != ScalarType::Float) return false;
   if ((input.dim() != 4 && input.dim() != 5) || input.numel() == 0 || weight.numel() == 0) return false;
   const MemoryFormat cl = input.dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
-  return !input.is_contiguous() && is_contiguous_in(input.sizes(), input.strides(), cl);
+  if (!input.is_contiguous() && is_contiguous_in(input.sizes(), input.strides(), cl)) return true;
+  // Small NCHW images: im2col + GEMM per sample is mostly per-sample overhead there.
+  int64_t spatial = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) spatial *= input.sizes()[d];
+  return spatial <= kSmallImage;
 }
 
 Tensor conv_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -190,6 +211,8 @@ Tensor conv_forward(const Tensor& input, const Tensor& weight, const std::option
   for (int64_t v : out_spatial) out_shape.push_back(v);
   Tensor out = ember::empty(IntArrayRef(out_shape), input.options(),
                             channels_last ? cl_format : MemoryFormat::Contiguous);
+  // oneDNN's OpenMP threads: as many as Ember is set to.
+  omp_set_num_threads(get_num_threads());
   dnnl::stream stream(cpu_engine());
   const auto f32 = memory::data_type::f32;
   const memory::desc user_src_md(dims_of(x.sizes()), f32, activation_tag(nsp, channels_last));
@@ -213,8 +236,112 @@ Tensor conv_forward(const Tensor& input, const Tensor& weight, const std::option
 }
 
 namespace {
+
+struct BackwardPrimitive {
+  dnnl::convolution_backward_data::primitive_desc data_pd;
+  dnnl::convolution_backward_data data;
+  dnnl::convolution_backward_weights::primitive_desc weights_pd;
+  dnnl::convolution_backward_weights weights;
+};
+
+std::unordered_map<std::string, std::shared_ptr<BackwardPrimitive>> backward_primitives;
+
+std::shared_ptr<BackwardPrimitive> get_backward_primitive(const Tensor& input, const Tensor& weight,
+                                                          const ConvShape& c, IntArrayRef out_spatial) {
+  const std::string key = primitive_key(input, weight, false, c, false);
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex);
+    auto it = backward_primitives.find(key);
+    if (it != backward_primitives.end()) return it->second;
+  }
+  const auto f32 = memory::data_type::f32;
+  memory::dims dst = {input.sizes()[0], weight.sizes()[0]};
+  for (int64_t v : out_spatial) dst.push_back(v);
+  const Geometry geo(input, c, out_spatial);
+  const memory::desc src_md(dims_of(input.sizes()), f32, Tag::any);
+  const memory::desc dst_md(dst, f32, Tag::any);
+  const memory::desc wei_md(weight_dims(weight, c.groups), f32, Tag::any);
+  const auto algo = dnnl::algorithm::convolution_direct;
+  // The backward primitives take a forward one as their hint.
+  const dnnl::convolution_forward::primitive_desc hint(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algo, src_md, wei_md, dst_md, geo.strides,
+                                      geo.dilates, geo.pad_l, geo.pad_r),
+      cpu_engine());
+  auto prim = std::make_shared<BackwardPrimitive>();
+  prim->data_pd = dnnl::convolution_backward_data::primitive_desc(
+      dnnl::convolution_backward_data::desc(algo, src_md, wei_md, dst_md, geo.strides, geo.dilates, geo.pad_l,
+                                            geo.pad_r),
+      cpu_engine(), hint);
+  prim->data = dnnl::convolution_backward_data(prim->data_pd);
+  prim->weights_pd = dnnl::convolution_backward_weights::primitive_desc(
+      dnnl::convolution_backward_weights::desc(algo, src_md, wei_md, dst_md, geo.strides, geo.dilates, geo.pad_l,
+                                               geo.pad_r),
+      cpu_engine(), hint);
+  prim->weights = dnnl::convolution_backward_weights(prim->weights_pd);
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  if (backward_primitives.size() >= kMaxPrimitives) backward_primitives.clear();
+  backward_primitives.emplace(key, prim);
+  return prim;
+}
+
+// user memory in the layout `want`: itself, or a reordered copy.
+memory in_layout(memory user, const memory::desc& want, dnnl::stream& stream) {
+  if (user.get_desc() == want) return user;
+  memory m(want, cpu_engine());
+  dnnl::reorder(user, m).execute(stream, user, m);
+  return m;
+}
+
 std::atomic<bool> use_onednn{true};
 }  // namespace
+
+bool conv_backward_supported(const Tensor& input, const Tensor& weight) {
+  if (input.scalar_type() != ScalarType::Float || weight.scalar_type() != ScalarType::Float) return false;
+  if ((input.dim() != 4 && input.dim() != 5) || input.numel() == 0 || weight.numel() == 0) return false;
+  if (!input.is_contiguous()) return false;
+  int64_t spatial = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) spatial *= input.sizes()[d];
+  return spatial <= kSmallImage;
+}
+
+std::tuple<Tensor, Tensor> conv_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
+                                         const ConvShape& shape, IntArrayRef out_spatial, bool need_input,
+                                         bool need_weight) {
+  const int nsp = shape.nsp;
+  const Tensor x = input.contiguous(), w = weight.contiguous(), gy = grad_output.contiguous();
+  auto prim = get_backward_primitive(x, w, shape, out_spatial);
+  omp_set_num_threads(get_num_threads());
+  dnnl::stream stream(cpu_engine());
+  const auto f32 = memory::data_type::f32;
+  const memory::desc act_src(dims_of(x.sizes()), f32, activation_tag(nsp, false));
+  const memory::desc act_dst(dims_of(gy.sizes()), f32, activation_tag(nsp, false));
+  const memory::desc user_w(weight_dims(w, shape.groups), f32, weight_tag(nsp, shape.groups > 1));
+  memory user_gy(act_dst, cpu_engine(), const_cast<void*>(gy.data_ptr()));
+  Tensor gi, gw;
+  if (need_input) {
+    gi = ember::empty(x.sizes(), x.options());
+    memory user_gi(act_src, cpu_engine(), gi.data_ptr());
+    memory user_wm(user_w, cpu_engine(), const_cast<void*>(w.data_ptr()));
+    memory diff_dst = in_layout(user_gy, prim->data_pd.diff_dst_desc(), stream);
+    memory wm = in_layout(user_wm, prim->data_pd.weights_desc(), stream);
+    memory diff_src = prim->data_pd.diff_src_desc() == act_src ? user_gi : memory(prim->data_pd.diff_src_desc(), cpu_engine());
+    prim->data.execute(stream, {{DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DIFF_SRC, diff_src}});
+    if (diff_src != user_gi) dnnl::reorder(diff_src, user_gi).execute(stream, diff_src, user_gi);
+  }
+  if (need_weight) {
+    gw = ember::empty(w.sizes(), w.options());
+    memory user_gw(user_w, cpu_engine(), gw.data_ptr());
+    memory user_x(act_src, cpu_engine(), const_cast<void*>(x.data_ptr()));
+    memory src = in_layout(user_x, prim->weights_pd.src_desc(), stream);
+    memory diff_dst = in_layout(user_gy, prim->weights_pd.diff_dst_desc(), stream);
+    memory diff_w = prim->weights_pd.diff_weights_desc() == user_w ? user_gw
+                                                                    : memory(prim->weights_pd.diff_weights_desc(), cpu_engine());
+    prim->weights.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DIFF_WEIGHTS, diff_w}});
+    if (diff_w != user_gw) dnnl::reorder(diff_w, user_gw).execute(stream, diff_w, user_gw);
+  }
+  stream.wait();
+  return {gi, gw};
+}
 
 bool enabled() { return use_onednn.load(std::memory_order_relaxed); }
 void set_enabled(bool on) { use_onednn.store(on, std::memory_order_relaxed); }

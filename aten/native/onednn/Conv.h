@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <tuple>
 
 #include "c10/core/Tensor.h"
 
@@ -25,6 +26,16 @@ bool conv_forward_supported(const Tensor& input, const Tensor& weight);
 /// Returns the result in input's memory format (NCHW or channels_last).
 Tensor conv_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                     const ConvShape& shape, IntArrayRef out_spatial);
+
+/// Whether conv_backward takes this convolution's backward: float32, non-empty, 2 or 3
+/// spatial dims, a contiguous (NCHW) input of a small image (Note [oneDNN convolution]).
+bool conv_backward_supported(const Tensor& input, const Tensor& weight);
+
+/// (grad_input, grad_weight) of out = conv(input, weight), each where asked (else
+/// undefined), on oneDNN's backward primitives; contiguous results.
+std::tuple<Tensor, Tensor> conv_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
+                                         const ConvShape& shape, IntArrayRef out_spatial, bool need_input,
+                                         bool need_weight);
 
 /// The number of prepacked weights held (for tests of the cache's invalidation).
 EMBER_API int64_t cached_weights();
