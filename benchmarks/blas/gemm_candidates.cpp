@@ -31,7 +31,10 @@ static void sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float
 }
 #elif defined(USE_DNNL)
 #include <dnnl.h>
-static const char* kName = "onednn";
+#ifndef DNNL_NAME
+#define DNNL_NAME "onednn"
+#endif
+static const char* kName = DNNL_NAME;
 static void set_threads(int n) { setenv("OMP_NUM_THREADS", std::to_string(n).c_str(), 1); }
 static void sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                   const float* b, int64_t ldb, float* c, int64_t ldc) {
@@ -48,7 +51,8 @@ int main(int argc, char** argv) {
                           {"matmul1024", 1, 1024, 1024, 1024, false},
                           {"matmul2048", 1, 2048, 2048, 2048, false},
                           {"bmm64x128", 64, 128, 128, 128, false},
-                          {"linear128x784x512", 1, 128, 512, 784, true}};
+                          {"linear128x784x512", 1, 128, 512, 784, true},
+                          {"lstmstep32x1024x256", 1, 32, 1024, 256, true}};
   for (const Shape& s : shapes) {
     std::vector<float> a(s.batch * s.m * s.k), b(s.batch * s.k * s.n), c(s.batch * s.m * s.n);
     for (size_t i = 0; i < a.size(); ++i) a[i] = float(i % 17) * 0.25f - 2.0f;

@@ -163,7 +163,7 @@ def torch_lstm_layer(input_gates, h0, c0, weight_hh, reverse=False):
         outs[t], cs[t] = h, c
 
     def stack(xs, width):  # with no steps, an empty slice of input_gates (in the graph, as Ember's)
-        return torch.stack(xs) if T else input_gates[:, :, :width].clone()
+        return torch.stack(xs) if T else input_gates[:, :, :width].contiguous() + input_gates.new_zeros((0, B, width))
     return stack(outs, H), h.clone(), c.clone(), stack(ws, 4 * H), stack(cs, H)
 
 
@@ -194,7 +194,8 @@ def torch_lstm_layer_backward(grad_output, grad_hn, grad_cn, h0, c0, weight_hh, 
         h_prev = h0 if s == 0 else output[order[s - 1]]
         d_weight = d_weight + dgates[t].t() @ h_prev
     d_gates = torch.stack(dgates) if T else workspace.new_empty(workspace.shape)
-    results = (d_gates.contiguous(), dh.contiguous(), dc.contiguous(), d_weight.contiguous())
+    # With no steps weight_hh is unused: no gradient (None), as autograd gives.
+    results = (d_gates.contiguous(), dh.contiguous(), dc.contiguous(), d_weight.contiguous() if T else None)
     return tuple(r if m else None for r, m in zip(results, output_mask))
 
 
@@ -1686,6 +1687,9 @@ class Known:
 
 
 KNOWN_MISMATCHES = [
+    Known(r"values differ", "gelu(+inf): Ember gives the limit, +inf, in every dtype; PyTorch's "
+          "float32 kernel gives NaN, and its 16-bit ones +inf or NaN depending on the CPU's vector "
+          "width", ids=r"^gelu_?\|.*:edge"),
     Known(r"Ember returned Tensor; PyTorch RuntimeError \(.view size is not compatible",
           "take_along_dim(dim=None): PyTorch flattens self with view(-1), which fails on a "
           "non-contiguous self; Ember flattens with reshape", ids=r"^take_along_dim\|"),

@@ -69,8 +69,10 @@ Vectorized<float> gelu_float(Vectorized<float> xv) {
   const Raw exp_d = 1.0f - d * (1.0f - d * (0.5f - d * (1.0f / 6 - d * (1.0f / 24))));
   const Raw e = vec::exp(Vectorized<float>(-(head * head * 0.5f))).v * exp_d;
   const Raw tail = e * t * r;
-  // ±inf: d is NaN, so the result is NaN, as PyTorch's float kernel gives.
-  return 0.5f * x * (x > 0 ? 2.0f - tail : tail);
+  // ±inf make d NaN; +inf takes its limit, +inf, as the float64 form gives (PyTorch's float
+  // kernel gives NaN there, its 16-bit ones +inf or NaN by CPU); -inf stays NaN (-inf * 0).
+  const Raw y = 0.5f * x * (x > 0 ? 2.0f - tail : tail);
+  return x == __builtin_inff() ? x : y;
 }
 
 struct gelu_fn {

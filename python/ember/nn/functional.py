@@ -84,6 +84,111 @@ def tanh(input):
     return input.tanh()
 
 
+def _check_floating(name, input):
+    """The dtype check of the activations PyTorch defines only for real floating types."""
+    if not input.is_floating_point():
+        dtype = str(input.dtype).rsplit(".", 1)[-1]
+        raise _ember.errors.TypeError(f"{name}(): not implemented for '{dtype}'")
+
+
+def logsigmoid(input):
+    """log(1 / (1 + exp(-x))) of each element, computed without overflow."""
+    _check_floating("logsigmoid", input)
+    # min(x, 0) - log1p(exp(-|x|)); minimum's half gradient at x == 0 gives sigmoid(0) there.
+    return input.minimum(input.new_zeros(())) - (-input.abs()).exp().log1p()
+
+
+def softsign(input):
+    """x / (1 + |x|) of each element."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """x - tanh(x) of each element."""
+    return input - input.tanh()
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0, of each element."""
+    _check_floating("hardshrink", input)
+    return input.masked_fill(input.abs() <= lambd, 0)
+
+
+_FLOAT_MAX = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308, "float16": 65504.0,
+              "bfloat16": 3.3895313892515355e38}
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0, of each element."""
+    _check_floating("softshrink", input)
+    dtype = str(input.dtype).rsplit(".", 1)[-1]
+    high = _FLOAT_MAX.get(dtype, float("inf"))
+    if not 0 <= lambd <= high:
+        raise RuntimeError(f"lambda must be in range [0, {high:g}] for input dtype {dtype}, but found {lambd:g}")
+    return input - input.clamp(-lambd, lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x where x > threshold, else value, of each element (in place when inplace)."""
+    if input.is_complex() or input.dtype == _ember.bool:
+        dtype = str(input.dtype).rsplit(".", 1)[-1]
+        raise _ember.errors.TypeError(f"threshold(): not implemented for '{dtype}'")
+    if not input.is_floating_point():
+        threshold = int(threshold)  # PyTorch compares in the input's integer type
+    mask = input <= threshold
+    return input.masked_fill_(mask, value) if inplace else input.masked_fill(mask, value)
+
+
+_threshold = threshold
+
+
+def threshold_(input, threshold, value):
+    """threshold, in place."""
+    return _threshold(input, threshold, value, inplace=True)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), with a and b the two halves of input along dim."""
+    ndim = input.dim()
+    if ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    dim %= ndim
+    size = input.size(dim)
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
+    _check_floating("glu", input)
+    half = size // 2
+    return input.narrow(dim, 0, half) * input.narrow(dim, half, half).sigmoid()
+
+
+def prelu(input, weight):
+    """x where x > 0, else weight * x, with one weight for all or one per channel (dim 1)."""
+    if not isinstance(weight, _ember.Tensor):
+        raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {str(input.dtype).rsplit('.', 1)[-1]} "
+                           f"and {str(weight.dtype).rsplit('.', 1)[-1]}")
+    ndim = input.dim()
+    if weight.numel() != 1:
+        if ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.size(1) if ndim > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    _check_floating("prelu", input)
+    if ndim != weight.dim():
+        shape = [1] * ndim
+        if ndim > 1:
+            shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return _ember.where(input > 0, input, weight * input)
+
+
 # ---- softmax ---------------------------------------------------------------------------
 
 def _softmax_dim(ndim):
@@ -250,6 +355,35 @@ def linear(input, weight, bias=None):
     return _nn.linear(input, weight, bias)
 
 
+def bilinear(input1, input2, weight, bias=None):
+    """x1^T A x2 + b over the last dims: out[..., o] = sum_ij x1[..., i] A[o, i, j] x2[..., j] + b[o]."""
+    tensors = [("input1", input1), ("input2", input2), ("weight", weight)]
+    if bias is not None:
+        tensors.append(("bias", bias))
+    if any(t.dtype != input1.dtype for _, t in tensors):
+        got = ", ".join(f"{n}: {str(t.dtype).rsplit('.', 1)[-1]}" for n, t in tensors)
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.size(i) != input2.size(i):
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got "
+                               f"{input1.size(i)} and {input2.size(i)}")
+    if input1.size(-1) != weight.size(1):
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.size(-1)} but "
+                           f"expected {weight.size(1)}")
+    if input2.size(-1) != weight.size(2):
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.size(-1)} but "
+                           f"expected {weight.size(2)}")
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.size(0)} but "
+                           f"expected {weight.size(0)}")
+    if weight.dim() != 3:
+        raise RuntimeError(f"bilinear(): expected a 3-D weight, but got a {weight.dim()}-D one")
+    out = _ember.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
 # ---- embeddings ----------------------------------------------------------------------------
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
@@ -406,6 +540,12 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """p-norm of x1 - x2 + eps along the last dimension."""
     return _ember.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input over its p-norm along dim, the norm clamped below at eps (written into out when given)."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom if out is None else _ember.div(input, denom, out=out)
 
 
 # ---- padding, resampling, im2col ------------------------------------------------------------

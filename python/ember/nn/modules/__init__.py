@@ -1,7 +1,8 @@
 """ember.nn.modules: the layer classes, re-exported by ember.nn."""
 from ember.nn.modules.activation import (  # noqa: F401
-    CELU, ELU, GELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid,
-    SiLU, Softmax, Softmin, Softplus, Tanh,
+    CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax,
+    Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink,
+    Threshold,
 )
 from ember.nn.modules.activation_attention import MultiheadAttention  # noqa: F401
 from ember.nn.modules.batchnorm import (  # noqa: F401
