@@ -87,6 +87,10 @@ std::mutex cache_mutex;
 std::unordered_map<std::string, std::shared_ptr<Primitive>> primitives;
 std::list<PackedWeight> weights;  // most recently used first
 
+// oneDNN's OpenMP threads: as many as Ember is set to. Set before a primitive is created,
+// which splits its work for the threads it finds then, and before it runs.
+void use_threads() { omp_set_num_threads(get_num_threads()); }
+
 std::string primitive_key(const Tensor& input, const Tensor& weight, bool bias, const ConvShape& c,
                           bool channels_last) {
   std::string key;
@@ -97,6 +101,8 @@ std::string primitive_key(const Tensor& input, const Tensor& weight, bool bias, 
     key += "|" + std::to_string(c.s[i]) + "," + std::to_string(c.p[i]) + "," + std::to_string(c.d[i]);
   }
   key += "|g" + std::to_string(c.groups) + (bias ? "b" : "") + (channels_last ? "cl" : "");
+  // A primitive plans its work for the thread count at its creation (see use_threads).
+  key += "|t" + std::to_string(get_num_threads());
   return key;
 }
 
@@ -206,13 +212,12 @@ Tensor conv_forward(const Tensor& input, const Tensor& weight, const std::option
   const Tensor x = channels_last ? input : input.contiguous();
   const Tensor w = weight.contiguous();
   const Tensor b = bias ? bias->contiguous() : Tensor();
+  use_threads();
   auto prim = get_primitive(x, w, bias.has_value(), shape, out_spatial, channels_last);
   DimVector out_shape{input.sizes()[0], weight.sizes()[0]};
   for (int64_t v : out_spatial) out_shape.push_back(v);
   Tensor out = ember::empty(IntArrayRef(out_shape), input.options(),
                             channels_last ? cl_format : MemoryFormat::Contiguous);
-  // oneDNN's OpenMP threads: as many as Ember is set to.
-  omp_set_num_threads(get_num_threads());
   dnnl::stream stream(cpu_engine());
   const auto f32 = memory::data_type::f32;
   const memory::desc user_src_md(dims_of(x.sizes()), f32, activation_tag(nsp, channels_last));
@@ -309,8 +314,8 @@ std::tuple<Tensor, Tensor> conv_backward(const Tensor& grad_output, const Tensor
                                          bool need_weight) {
   const int nsp = shape.nsp;
   const Tensor x = input.contiguous(), w = weight.contiguous(), gy = grad_output.contiguous();
+  use_threads();
   auto prim = get_backward_primitive(x, w, shape, out_spatial);
-  omp_set_num_threads(get_num_threads());
   dnnl::stream stream(cpu_engine());
   const auto f32 = memory::data_type::f32;
   const memory::desc act_src(dims_of(x.sizes()), f32, activation_tag(nsp, false));
