@@ -2,10 +2,9 @@
 // float32 and float64, a blocked loop for the other dtypes.
 #include "aten/native/linalg/Blas.h"
 
-#include <dnnl.h>
 #include <mkl_cblas.h>
-#include <omp.h>
 #include <mkl_service.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +12,7 @@
 
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
+#include "aten/native/onednn/Gemm.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
@@ -78,11 +78,8 @@ void onednn_sgemm(const Operand& a, const Operand& b, float* c, int64_t ldc, int
   const float* pa = static_cast<const float*>(a.t.data_ptr());
   const float* pb = static_cast<const float*>(b.t.data_ptr());
   auto one = [&](int64_t i) {
-    const dnnl_status_t st = dnnl_sgemm(a.trans ? 'T' : 'N', b.trans ? 'T' : 'N', m, n, k, alpha,
-                                        pa + i * a.batch_stride, a.ld, pb + i * b.batch_stride, b.ld, beta,
-                                        c + i * c_batch_stride, ldc);
-    EMBER_CHECK(st == dnnl_success, "matrix product: oneDNN's sgemm failed (status ", static_cast<int>(st),
-                ") for [", m, ", ", k, "] x [", k, ", ", n, "]");
+    onednn::sgemm(a.trans, b.trans, m, n, k, alpha, pa + i * a.batch_stride, a.ld, pb + i * b.batch_stride, b.ld,
+                  beta, c + i * c_batch_stride, ldc);
   };
   const int threads = in_parallel_region() ? 1 : get_num_threads();
   if (batch > 1 && threads > 1 && (batch % threads == 0 || batch >= 4 * threads)) {
