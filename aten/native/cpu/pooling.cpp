@@ -15,7 +15,6 @@
 #include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
-#include "aten/native/cpu/Select.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
@@ -191,23 +190,40 @@ std::tuple<Tensor, Tensor> max_pool_nd(const char* op, const Tensor& self, int n
             for (int64_t ow = ow_lo; ow < ow_hi; ++ow) {
               const int64_t w0 = ow * g.s[2] - g.p[2];
               const T* base = src + (d0 * g.in[1] + h0) * g.in[2] + w0;
+              // Two passes. The maximum first, with no data-dependent branch (on real data which
+              // element wins is random: the one-pass loop's branch per element, mispredicted
+              // that often, cost more than the rest), noting any NaN; then the winner's offset,
+              // leaving at the first element equal to the maximum (PyTorch's rule: a later
+              // equal one does not take over), or the last NaN, which always does. Measured on
+              // 3x3/2 windows: 31 ms against the one-pass loop's 34 (branches) or 43 (selects);
+              // torch 37.
               V best = static_cast<V>(base[0]);
+              bool any_nan = false;
+              for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+                for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+                  const T* row = base + (kd * g.d[0] * g.in[1] + kh * g.d[1]) * g.in[2];
+                  for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+                    const V v = static_cast<V>(row[kw * g.d[2]]);
+                    best = v > best ? v : best;
+                    any_nan |= is_nan(v);
+                  }
+                }
+              }
               int64_t best_off = 0;
               for (int64_t kd = 0; kd < g.k[0]; ++kd) {
                 for (int64_t kh = 0; kh < g.k[1]; ++kh) {
                   const int64_t off = (kd * g.d[0] * g.in[1] + kh * g.d[1]) * g.in[2];
                   for (int64_t kw = 0; kw < g.k[2]; ++kw) {
-                    // Branch-free (`|`, not `||`, and selects): which element of a window wins
-                    // is random on real data, and a branch mispredicted per window cost more
-                    // than everything else here (a 64x32x8x8 pool ran 25x slower than one an
-                    // eighth its size, whose outcomes the predictor had learnt).
                     const V v = static_cast<V>(base[off + kw * g.d[2]]);
-                    const bool take = (v > best) | is_nan(v);
-                    best = select(take, v, best);
-                    best_off = select(take, off + kw * g.d[2], best_off);
+                    if (any_nan ? is_nan(v) : v == best) {
+                      best_off = off + kw * g.d[2];
+                      if (!any_nan) goto found;
+                    }
                   }
                 }
               }
+            found:
+              if (any_nan) best = static_cast<V>(base[best_off]);
               const int64_t o = (od * g.out[1] + oh) * g.out[2] + ow;
               dst[o] = static_cast<T>(best);
               dix[o] = (d0 * g.in[1] + h0) * g.in[2] + w0 + best_off;
