@@ -199,7 +199,6 @@ std::tuple<Tensor, Tensor> fused_lstm_cell_backward_cpu(const std::optional<Tens
   return {d_gates, d_cx};
 }
 
-
 namespace {
 
 // out (1, M, N) = a (1, M, K) @ b (1, K, N) + beta * out, N split across the threads, each
