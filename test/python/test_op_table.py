@@ -84,14 +84,19 @@ def torch_einsum(equation, tensors, path=None):
     return torch.einsum(equation, tensors)
 
 
-def _lstm_shapes(op, gates_like, states):
-    """The fused LSTM cell's argument checks, for the references below."""
-    for name, t in [gates_like] + states:
+def _lstm_tensor_args(op, named, g):
+    """The LSTM references' common checks: every (name, value) a tensor, g float32/float64."""
+    for name, t in named:
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
-    name, g = gates_like
     if g.dtype not in (torch.float32, torch.float64):
         raise NotImplementedError(f"{op}(): not implemented for {g.dtype}")
+
+
+def _lstm_shapes(op, gates_like, states):
+    """The fused LSTM cell's argument checks, for the references below."""
+    name, g = gates_like
+    _lstm_tensor_args(op, [gates_like] + states, g)
     if g.dim() != 2 or g.shape[1] % 4:
         raise RuntimeError(f"{op}(): {name} must be (batch, 4 * hidden)")
     for sname, t in states:
@@ -128,15 +133,11 @@ def torch_fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, output_m
 
 def _check_lstm_layer(op, gates_like, states, seqs, weight_hh, flags):
     """_lstm_layer's argument checks, for the references below."""
-    for name, t in [gates_like, ("weight_hh", weight_hh)] + states + seqs:
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
     for name, f in flags:
         if not isinstance(f, bool):
             raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(f).__name__}")
     name, g = gates_like
-    if g.dtype not in (torch.float32, torch.float64):
-        raise NotImplementedError(f"{op}(): not implemented for {g.dtype}")
+    _lstm_tensor_args(op, [gates_like, ("weight_hh", weight_hh)] + states + seqs, g)
     if g.dim() != 3 or g.shape[2] % 4:
         raise RuntimeError(f"{op}(): {name} must be (seq_len, batch, 4 * hidden)")
     T, B, H = g.shape[0], g.shape[1], g.shape[2] // 4
