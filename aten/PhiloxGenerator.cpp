@@ -1,6 +1,6 @@
 // The CPU generator (Note [Philox stream layout] in PhiloxGenerator.h) and its registration
 // as the CPU default generator when libember loads.
-#include "aten/native/cpu/PhiloxGenerator.h"
+#include "aten/PhiloxGenerator.h"
 
 #include "c10/util/Exception.h"
 

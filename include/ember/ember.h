@@ -6,7 +6,7 @@
 #include "aten/TensorFactories.h"
 #include "aten/TensorOperators.h"
 #include "aten/autograd/Autograd.h"
-#include "aten/native/cpu/PhiloxGenerator.h"
+#include "aten/PhiloxGenerator.h"
 #include "c10/core/Device.h"
 #include "c10/core/IValue.h"
 #include "c10/core/LocalDispatchKeySet.h"

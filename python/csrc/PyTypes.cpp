@@ -3,7 +3,7 @@
 #include <random>
 #include <string>
 
-#include "aten/native/cpu/PhiloxGenerator.h"
+#include "aten/PhiloxGenerator.h"
 #include "c10/util/Exception.h"
 #include "python/csrc/Exceptions.h"
 

@@ -1,5 +1,6 @@
 // The range factories' CPU loops: arange, linspace, logspace (out= forms) and eye, computed
 // with PyTorch's formulas and accumulation types so values match it (see each kernel).
+// CPU copies: baseline only (per-element formulas of a few flops: wider vectors gain nothing).
 #include <algorithm>
 #include <cmath>
 #include <complex>

@@ -1,6 +1,7 @@
 // grid_sampler_2d on the CPU: samples input (N, C, H, W) at the normalized (x, y) points of
 // grid (N, H_out, W_out, 2), bilinear, nearest or bicubic, with zeros, border or
 // reflection padding, and the backward that returns (grad_input, grad_grid).
+// CPU copies: baseline only (gathers at computed coordinates, not vector loops).
 //
 // Note [Grid sampler arithmetic]: the coordinate maths follows PyTorch's vectorized CPU
 // kernel (GridSamplerKernel.cpp) operation for operation, in the element type: unnormalize

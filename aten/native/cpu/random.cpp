@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "aten/native/CpuCapability.h"
-#include "aten/native/cpu/PhiloxGenerator.h"
+#include "aten/PhiloxGenerator.h"
 #include "aten/native/cpu/random_loops.h"
 #include "aten/native/random.h"
 #include "ember/generated/NativeFunctions.h"

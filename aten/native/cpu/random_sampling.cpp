@@ -1,11 +1,12 @@
 // CPU kernels that sample indices: multinomial and randperm (Note [Philox stream layout]
 // in PhiloxGenerator.h gives each sample its own words).
+// CPU copies: baseline only (sequential sampling walks, not vector loops).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include "aten/native/CpuCapability.h"
-#include "aten/native/cpu/PhiloxGenerator.h"
+#include "aten/PhiloxGenerator.h"
 #include "aten/native/cpu/random_loops.h"
 #include "aten/native/random.h"
 #include "ember/generated/Functions.h"

@@ -129,16 +129,18 @@ struct MaxOp : OpBase<T, CmpAcc<T>> {
   void write(int64_t off, A a, NoCenter) const { out[off] = convert<T>(a); }
 };
 
-template <class T, class Out, bool kAll>
+// Writes through uint8_t for both output dtypes: a bool holds 0 or 1 in one byte, as a
+// uint8 does, so one instantiation serves both.
+template <class T, bool kAll>
 struct AllOp : OpBase<T, bool> {
-  Out* out;
+  uint8_t* out;
   bool identity() const { return kAll; }
   bool step(bool a, T x, int64_t, NoCenter) const {
     if constexpr (kAll) return a && nonzero(x);
     else return a || nonzero(x);
   }
   bool combine(bool a, bool b) const { return kAll ? (a && b) : (a || b); }
-  void write(int64_t off, bool a, NoCenter) const { out[off] = static_cast<Out>(a); }
+  void write(int64_t off, bool a, NoCenter) const { out[off] = static_cast<uint8_t>(a); }
 };
 
 // Counts of elements: nonzero ones (into int64, scaled) or non-NaN ones (into T).
@@ -178,8 +180,8 @@ ValueIndex<A> better_indexed(ValueIndex<A> a, ValueIndex<A> b) {
   return a;
 }
 
-// argmax/argmin (kValues false) and max/min with indices (kValues true).
-template <class T, bool kMax, bool kValues>
+// argmax/argmin (values null) and max/min with indices.
+template <class T, bool kMax>
 struct ArgOp : OpBase<T, ValueIndex<CmpAcc<T>>> {
   using A = CmpAcc<T>;
   using V = ValueIndex<A>;
@@ -195,7 +197,7 @@ struct ArgOp : OpBase<T, ValueIndex<CmpAcc<T>>> {
   }
   V combine(V a, V b) const { return better_indexed<A, kMax>(a, b); }
   void write(int64_t off, V a, NoCenter) const {
-    if constexpr (kValues) values[off] = convert<T>(a.value);
+    if (values) values[off] = convert<T>(a.value);
     indices[off] = a.index;
   }
 };
@@ -585,102 +587,126 @@ void unsupported(const char* what, ScalarType t) {
   EMBER_INTERNAL_ASSERT(false, "reduce_kernel_cpu(): ", what, " has no kernel for ", t);
 }
 
-}  // namespace
-
-void reduce_kernel_cpu(const ReduceArgs& args, const ReducePlan& plan) {
+// One dtype's reduction kernels.
+template <class T>
+void reduce_typed(const ReduceArgs& args, const ReducePlan& plan) {
   const ScalarType dtype = args.self->dtype();
-  dispatch_all_types(dtype, "reduce", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = SumAcc<T>;
-    switch (args.kind) {
-      case ReduceKind::Sum:
-        run(SumOp<T, false>{{}, out_ptr<T>(args, 0), static_cast<A>(convert<A>(args.scale))}, args, plan);
-        return;
-      case ReduceKind::NanSum:
+  using A = SumAcc<T>;
+  switch (args.kind) {
+    case ReduceKind::Sum:
+      run(SumOp<T, false>{{}, out_ptr<T>(args, 0), static_cast<A>(convert<A>(args.scale))}, args, plan);
+      return;
+    case ReduceKind::NanSum:
+      // Without NaN (integers, bool) a nansum is a sum; complex inputs are refused earlier.
+      if constexpr (kFloating<T> && !kIsComplex<T>) {
         run(SumOp<T, true>{{}, out_ptr<T>(args, 0), static_cast<A>(convert<A>(args.scale))}, args, plan);
-        return;
-      case ReduceKind::Prod:
-        run(ProdOp<T>{{}, out_ptr<T>(args, 0)}, args, plan);
-        return;
-      case ReduceKind::All:
-      case ReduceKind::Any: {
-        const bool all = args.kind == ReduceKind::All;
-        if (args.outs[0]->dtype() == ScalarType::Byte) {
-          if (all) run(AllOp<T, uint8_t, true>{{}, out_ptr<uint8_t>(args, 0)}, args, plan);
-          else run(AllOp<T, uint8_t, false>{{}, out_ptr<uint8_t>(args, 0)}, args, plan);
-        } else {
-          if (all) run(AllOp<T, bool, true>{{}, out_ptr<bool>(args, 0)}, args, plan);
-          else run(AllOp<T, bool, false>{{}, out_ptr<bool>(args, 0)}, args, plan);
-        }
+      } else {
+        run(SumOp<T, false>{{}, out_ptr<T>(args, 0), static_cast<A>(convert<A>(args.scale))}, args, plan);
+      }
+      return;
+    case ReduceKind::Prod:
+      run(ProdOp<T>{{}, out_ptr<T>(args, 0)}, args, plan);
+      return;
+    case ReduceKind::All:
+    case ReduceKind::Any: {
+      const bool all = args.kind == ReduceKind::All;
+      if (all) run(AllOp<T, true>{{}, out_ptr<uint8_t>(args, 0)}, args, plan);
+      else run(AllOp<T, false>{{}, out_ptr<uint8_t>(args, 0)}, args, plan);
+      return;
+    }
+    case ReduceKind::CountNonzero:
+      run(CountOp<T, false>{{}, out_ptr<int64_t>(args, 0), args.scale}, args, plan);
+      return;
+    case ReduceKind::NotNanCount:
+      // nanmean's count: its front end takes floating dtypes only.
+      if constexpr (kFloating<T> && !kIsComplex<T>) {
+        run(CountOp<T, true>{{}, out_ptr<T>(args, 0), 1.0}, args, plan);
         return;
       }
-      case ReduceKind::CountNonzero:
-        run(CountOp<T, false>{{}, out_ptr<int64_t>(args, 0), args.scale}, args, plan);
+      break;
+    default: break;
+  }
+  if constexpr (kOrdered<T>) {
+    switch (args.kind) {
+      case ReduceKind::Max: run(MaxOp<T, true>{{}, out_ptr<T>(args, 0)}, args, plan); return;
+      case ReduceKind::Min: run(MaxOp<T, false>{{}, out_ptr<T>(args, 0)}, args, plan); return;
+      case ReduceKind::ArgMax:
+        run(ArgOp<T, true>{{}, nullptr, out_ptr<int64_t>(args, 0)}, args, plan);
         return;
-      case ReduceKind::NotNanCount:
-        run(CountOp<T, true>{{}, out_ptr<T>(args, 0), 1.0}, args, plan);
+      case ReduceKind::ArgMin:
+        run(ArgOp<T, false>{{}, nullptr, out_ptr<int64_t>(args, 0)}, args, plan);
+        return;
+      case ReduceKind::MaxWithIndex:
+        run(ArgOp<T, true>{{}, out_ptr<T>(args, 0), out_ptr<int64_t>(args, 1)}, args, plan);
+        return;
+      case ReduceKind::MinWithIndex:
+        run(ArgOp<T, false>{{}, out_ptr<T>(args, 0), out_ptr<int64_t>(args, 1)}, args, plan);
+        return;
+      case ReduceKind::MinMax:
+        run(MinMaxOp<T>{{}, out_ptr<T>(args, 0), out_ptr<T>(args, 1)}, args, plan);
         return;
       default: break;
     }
-    if constexpr (kOrdered<T>) {
-      switch (args.kind) {
-        case ReduceKind::Max: run(MaxOp<T, true>{{}, out_ptr<T>(args, 0)}, args, plan); return;
-        case ReduceKind::Min: run(MaxOp<T, false>{{}, out_ptr<T>(args, 0)}, args, plan); return;
-        case ReduceKind::ArgMax:
-          run(ArgOp<T, true, false>{{}, nullptr, out_ptr<int64_t>(args, 0)}, args, plan);
-          return;
-        case ReduceKind::ArgMin:
-          run(ArgOp<T, false, false>{{}, nullptr, out_ptr<int64_t>(args, 0)}, args, plan);
-          return;
-        case ReduceKind::MaxWithIndex:
-          run(ArgOp<T, true, true>{{}, out_ptr<T>(args, 0), out_ptr<int64_t>(args, 1)}, args, plan);
-          return;
-        case ReduceKind::MinWithIndex:
-          run(ArgOp<T, false, true>{{}, out_ptr<T>(args, 0), out_ptr<int64_t>(args, 1)}, args, plan);
-          return;
-        case ReduceKind::MinMax:
-          run(MinMaxOp<T>{{}, out_ptr<T>(args, 0), out_ptr<T>(args, 1)}, args, plan);
-          return;
-        default: break;
-      }
-    }
-    if constexpr (kFloating<T>) {
-      using R = RealType<T>;
-      using RA = RealAcc<T>;
-      const RA p = static_cast<RA>(args.p);
-      switch (args.kind) {
-        case ReduceKind::NormP:
-          if (std::isinf(args.p)) {
-            if (args.p > 0) run(NormInfOp<T, true>{{}, out_ptr<R>(args, 0)}, args, plan);
-            else run(NormInfOp<T, false>{{}, out_ptr<R>(args, 0)}, args, plan);
-          } else if (args.p == 0) {
-            run(NormOp<T, Norm::Zero>{{}, out_ptr<R>(args, 0), p}, args, plan);
-          } else if (args.p == 1) {
-            run(NormOp<T, Norm::One>{{}, out_ptr<R>(args, 0), p}, args, plan);
-          } else if (args.p == 2) {
-            run(NormOp<T, Norm::Two>{{}, out_ptr<R>(args, 0), p}, args, plan);
-          } else {
-            run(NormOp<T, Norm::General>{{}, out_ptr<R>(args, 0), p}, args, plan);
-          }
-          return;
-        case ReduceKind::SquaredDeviation:
-          run(SquaredDeviationOp<T>{{}, out_ptr<R>(args, 0),
-                                    static_cast<const A*>(args.center->impl()->data()),
-                                    static_cast<RA>(args.scale), args.root},
+  }
+  if constexpr (kFloating<T>) {
+    using R = RealType<T>;
+    using RA = RealAcc<T>;
+    const RA p = static_cast<RA>(args.p);
+    switch (args.kind) {
+      case ReduceKind::NormP:
+        if (std::isinf(args.p)) {
+          if (args.p > 0) run(NormInfOp<T, true>{{}, out_ptr<R>(args, 0)}, args, plan);
+          else run(NormInfOp<T, false>{{}, out_ptr<R>(args, 0)}, args, plan);
+        } else if (args.p == 0) {
+          run(NormOp<T, Norm::Zero>{{}, out_ptr<R>(args, 0), p}, args, plan);
+        } else if (args.p == 1) {
+          run(NormOp<T, Norm::One>{{}, out_ptr<R>(args, 0), p}, args, plan);
+        } else if (args.p == 2) {
+          run(NormOp<T, Norm::Two>{{}, out_ptr<R>(args, 0), p}, args, plan);
+        } else {
+          run(NormOp<T, Norm::General>{{}, out_ptr<R>(args, 0), p}, args, plan);
+        }
+        return;
+      case ReduceKind::SquaredDeviation:
+        run(SquaredDeviationOp<T>{{}, out_ptr<R>(args, 0),
+                                  static_cast<const A*>(args.center->impl()->data()),
+                                  static_cast<RA>(args.scale), args.root},
+            args, plan);
+        return;
+      case ReduceKind::ExpShifted:
+        if constexpr (!kIsComplex<T>) {
+          run(ExpShiftedOp<T>{{}, out_ptr<T>(args, 0),
+                              static_cast<const A*>(args.center->impl()->data())},
               args, plan);
           return;
-        case ReduceKind::ExpShifted:
-          if constexpr (!kIsComplex<T>) {
-            run(ExpShiftedOp<T>{{}, out_ptr<T>(args, 0),
-                                static_cast<const A*>(args.center->impl()->data())},
-                args, plan);
-            return;
-          }
-          break;
-        default: break;
-      }
+        }
+        break;
+      default: break;
     }
-    unsupported("this reduction", dtype);
+  }
+  unsupported("this reduction", dtype);
+}
+
+#if defined(EMBER_CPU_CAPABILITY_AVX2) || defined(EMBER_CPU_CAPABILITY_AVX512)
+constexpr bool kWideCopy = true;
+#else
+constexpr bool kWideCopy = false;
+#endif
+
+}  // namespace
+
+void reduce_kernel_cpu(const ReduceArgs& args, const ReducePlan& plan) {
+  // Note [Reduction copies]: the wide-vector copies hold the floating real dtypes only
+  // (what float workloads reduce); integers, bool and complex run the baseline copy. Each
+  // (dtype, kind) pair is a whole loop nest, and those eight dtypes took 60% of the
+  // file's compile time in every copy.
+  if (kWideCopy && !is_floating_point(args.self->dtype())) {
+    ::ember::native::reduce_kernel_cpu(args, plan);
+    return;
+  }
+  dispatch_all_types(args.self->dtype(), "reduce", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!kWideCopy || std::is_floating_point_v<T> || kHalfLike<T>) reduce_typed<T>(args, plan);
   });
 }
 

@@ -4,7 +4,7 @@
 // fixed seeds), every dtype each op supports, Meta shapes, and bad inputs.
 //
 // Bit-for-bit agreement with PyTorch is not a goal (torch's CPU generator is an mt19937);
-// see Note [Philox stream layout] in aten/native/cpu/PhiloxGenerator.h.
+// see Note [Philox stream layout] in aten/PhiloxGenerator.h.
 #include <gtest/gtest.h>
 
 #include <algorithm>
