@@ -30,6 +30,25 @@
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
 
+#if !EMBER_HAVE_ONEDNN
+// A build without oneDNN (EMBER_ONEDNN=OFF): every convolution takes the im2col + GEMM path.
+namespace ember::native::onednn {
+bool available() { return false; }
+bool enabled() { return false; }
+void set_enabled(bool) {}
+int64_t cached_weights() { return 0; }
+bool conv_forward_supported(const Tensor&, const Tensor&) { return false; }
+bool conv_backward_supported(const Tensor&, const Tensor&) { return false; }
+Tensor conv_forward(const Tensor&, const Tensor&, const std::optional<Tensor>&, const ConvShape&, IntArrayRef) {
+  EMBER_INTERNAL_ASSERT(false, "convolution(): oneDNN is not part of this build");
+}
+std::tuple<Tensor, Tensor> conv_backward(const Tensor&, const Tensor&, const Tensor&, const ConvShape&, IntArrayRef,
+                                         bool, bool) {
+  EMBER_INTERNAL_ASSERT(false, "convolution_backward(): oneDNN is not part of this build");
+}
+}  // namespace ember::native::onednn
+#endif
+
 namespace ember::native {
 namespace {
 

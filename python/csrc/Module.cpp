@@ -6,7 +6,7 @@
 #include "aten/autograd/Variable.h"
 #include "aten/native/CpuCapability.h"
 #include "aten/native/onednn/Conv.h"
-#include "aten/native/cpu/PhiloxGenerator.h"
+#include "aten/PhiloxGenerator.h"
 #include "c10/core/Allocator.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
@@ -131,6 +131,7 @@ PYBIND11_MODULE(_C, m) {
     const auto s = ember::cpu_allocator_stats();
     return py::make_tuple(s.live_blocks, s.live_bytes, s.allocations);
   }, "(live blocks, live bytes, allocations so far) of the CPU allocator.");
+  m.def("_has_onednn", [] { return ember::native::onednn::available(); });
   m.def("_get_mkldnn_enabled", [] { return ember::native::onednn::enabled(); });
   m.def("_set_mkldnn_enabled", [](bool on) { ember::native::onednn::set_enabled(on); });
   m.def("_onednn_cached_weights", [] { return ember::native::onednn::cached_weights(); });

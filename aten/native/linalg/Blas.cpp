@@ -65,6 +65,7 @@ void set_blas_threads() {
   mkl_set_num_threads_local(in_parallel_region() ? 1 : get_num_threads());
 }
 
+#if EMBER_HAVE_ONEDNN
 // Note [float32 GEMM]: float32 products go to oneDNN's sgemm (Debian's oneDNN 2.6, the
 // library the convolutions use), float64 ones to MKL. On this machine's AMD EPYC, MKL takes
 // its AVX2 code path (about 100 GFLOP/s on one core at every shape measured) while oneDNN
@@ -92,6 +93,8 @@ void onednn_sgemm(const Operand& a, const Operand& b, float* c, int64_t ldc, int
   for (int64_t i = 0; i < batch; ++i) one(i);
 }
 
+#endif
+
 template <class T>
 void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t ldc, int64_t c_batch_stride,
                int64_t batch, int64_t m, int64_t n, int64_t k, T alpha, T beta) {
@@ -108,7 +111,11 @@ void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t ldc, int64_t c_
     }
   };
   if constexpr (std::is_same_v<T, float>) {
+#if EMBER_HAVE_ONEDNN
     onednn_sgemm(a, b, c, ldc, c_batch_stride, batch, m, n, k, alpha, beta);
+#else
+    call(cblas_sgemm, cblas_sgemm_batch_strided);
+#endif
   } else {
     call(cblas_dgemm, cblas_dgemm_batch_strided);
   }

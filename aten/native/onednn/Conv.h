@@ -41,6 +41,9 @@ std::tuple<Tensor, Tensor> conv_backward(const Tensor& grad_output, const Tensor
 EMBER_API int64_t cached_weights();
 
 /// Whether float32 convolutions use oneDNN (default true; ember.backends.mkldnn.enabled).
+/// Whether this build has oneDNN (EMBER_ONEDNN=ON); without it the functions above are
+/// never called (the *_supported checks say no) and enabled() is always false.
+EMBER_API bool available();
 EMBER_API bool enabled();
 EMBER_API void set_enabled(bool on);
 

@@ -10,8 +10,8 @@ from ember import _C
 
 
 def is_available() -> bool:
-    """oneDNN is part of every Ember build."""
-    return True
+    """Whether this build has oneDNN (CMake's EMBER_ONEDNN, on by default)."""
+    return _C._has_onednn()
 
 
 @contextmanager
