@@ -10,7 +10,7 @@ import pytest
 
 import ember
 import ember.nn as enn
-from ember.nn._functional_attention import scaled_dot_product_attention
+from ember.nn.functional import scaled_dot_product_attention
 
 torch = pytest.importorskip("torch")
 tnn = torch.nn

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 import ember
-from ember.nn._functional_sampling import affine_grid, ctc_loss, grid_sample
+from ember.nn.functional import affine_grid, ctc_loss, grid_sample
 
 MODES = ("bilinear", "nearest", "bicubic")
 PADDINGS = ("zeros", "border", "reflection")

@@ -1,5 +1,6 @@
 """Attention for ember.nn.functional: scaled_dot_product_attention and
-multi_head_attention_forward, with PyTorch's signatures, composed from matmul, softmax and dropout.
+multi_head_attention_forward, with PyTorch's signatures, composed from matmul, softmax, dropout
+and linear.
 
 Mask conventions are PyTorch's and differ between the two: in scaled_dot_product_attention a bool
 attn_mask is True where a query MAY attend; in multi_head_attention_forward a bool attn_mask or
@@ -9,7 +10,10 @@ import math
 import warnings
 
 import ember as _ember
-from ember.nn import functional as _F
+from ember.nn._functional_activation import softmax
+from ember.nn._functional_dropout import dropout
+from ember.nn._functional_linear import linear
+from ember.nn._functional_vision import pad
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -21,8 +25,8 @@ def _safe_softmax(scores):
     PyTorch's math attention; the dead rows also pass no gradient."""
     dead = (scores == _NEG_INF).all(-1, keepdim=True)
     if not bool(dead.any()):
-        return _F.softmax(scores, dim=-1)
-    return _F.softmax(scores.masked_fill(dead, 0.0), dim=-1).masked_fill(dead, 0.0)
+        return softmax(scores, dim=-1)
+    return softmax(scores.masked_fill(dead, 0.0), dim=-1).masked_fill(dead, 0.0)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -52,9 +56,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         else:
             scores = scores + attn_mask
         masked = True
-    weights = _safe_softmax(scores) if masked else _F.softmax(scores, dim=-1)
+    weights = _safe_softmax(scores) if masked else softmax(scores, dim=-1)
     if dropout_p > 0.0:
-        weights = _F.dropout(weights, dropout_p, True)
+        weights = dropout(weights, dropout_p, True)
     return _ember.matmul(weights, value)
 
 
@@ -150,11 +154,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
         if query is key and key is value:
-            q, k, v = _F.linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
+            q, k, v = linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
         else:
             w_q, w_k, w_v = in_proj_weight.chunk(3)
             b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
-            q, k, v = _F.linear(query, w_q, b_q), _F.linear(key, w_k, b_k), _F.linear(value, w_v, b_v)
+            q, k, v = linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
     else:
         if tuple(key.shape[:2]) != tuple(value.shape[:2]):
             raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
@@ -163,9 +167,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             if w is None:
                 raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
         b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
-        q = _F.linear(query, q_proj_weight, b_q)
-        k = _F.linear(key, k_proj_weight, b_k)
-        v = _F.linear(value, v_proj_weight, b_v)
+        q = linear(query, q_proj_weight, b_q)
+        k = linear(key, k_proj_weight, b_k)
+        v = linear(value, v_proj_weight, b_v)
 
     src_len = key.shape[0]
     if attn_mask is not None:
@@ -187,9 +191,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         k = _ember.cat([k, bias_k.repeat(1, bsz, 1)])
         v = _ember.cat([v, bias_v.repeat(1, bsz, 1)])
         if attn_mask is not None:
-            attn_mask = _F.pad(attn_mask, (0, 1))
+            attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
-            key_padding_mask = _F.pad(key_padding_mask, (0, 1))
+            key_padding_mask = pad(key_padding_mask, (0, 1))
     elif bias_k is not None or bias_v is not None:
         raise AssertionError("bias_k is set but bias_v is None" if bias_k is not None else
                              "bias_v is set but bias_k is None")
@@ -203,9 +207,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         k = _ember.cat([k, zeros], dim=1)
         v = _ember.cat([v, zeros], dim=1)
         if attn_mask is not None:
-            attn_mask = _F.pad(attn_mask, (0, 1))
+            attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
-            key_padding_mask = _F.pad(key_padding_mask, (0, 1))
+            key_padding_mask = pad(key_padding_mask, (0, 1))
     src_len = k.size(1)
 
     if key_padding_mask is not None:
@@ -228,12 +232,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             weights = _ember.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
         else:
             weights = _ember.bmm(q_scaled, k.transpose(-2, -1))
-        weights = _F.softmax(weights, dim=-1)
+        weights = softmax(weights, dim=-1)
         if dropout_p > 0.0:
-            weights = _F.dropout(weights, p=dropout_p)
+            weights = dropout(weights, p=dropout_p)
         out = _ember.bmm(weights, v)
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = _F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(dim=1)
@@ -251,7 +255,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     v = v.reshape(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = _F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
     if not is_batched:
         out = out.squeeze(1)
     return out, None
