@@ -63,6 +63,17 @@ F pick_cpu_kernel(F base, F avx2, F avx512) {
 #define EMBER_CPU_NAMESPACE_END
 #endif
 
+/// Whether this translation unit is a wide-vector copy (AVX2 or AVX-512) of a kernel file.
+/// A file may keep only its float loops in the wide copies and send the other dtypes to
+/// the baseline copy (Note [Reduction copies], Note [Binary copies]).
+namespace ember {
+#if defined(EMBER_CPU_CAPABILITY_AVX2) || defined(EMBER_CPU_CAPABILITY_AVX512)
+inline constexpr bool kWideCpuCopy = true;
+#else
+inline constexpr bool kWideCpuCopy = false;
+#endif
+}  // namespace ember
+
 /// Declares kernel `name` of ember::native and its capability copies (inside namespace
 /// ember::native; Note [CPU capabilities]).
 #define EMBER_DECLARE_CPU_KERNEL(ret, name, params)     \

@@ -1,7 +1,13 @@
-// Binary arithmetic on the CPU: add, sub, mul, div (Tensor and Scalar forms) over
-// TensorIterator (Note [TensorIterator]). Inputs of another dtype than the computation's
-// are converted first; an out= of another dtype receives a converted copy. Integers wrap
-// on overflow (computed unsigned), 16-bit floats compute in float32 and round once.
+// The binary elementwise family on the CPU, over TensorIterator (Note [TensorIterator]):
+// add, sub, mul, div (Tensor and Scalar forms), then the ops of binary.h's BinaryOp:
+// rounding division, remainder, fmod, pow, maximum, minimum, fmax, fmin, atan2, hypot,
+// copysign, bitwise and/or/xor/not, shifts and the logical ops. A number operand is a
+// constant of the loop, never a tensor. Operands are converted to the compute dtype first
+// (aten/native/binary.h); an out= of another dtype receives a converted copy. Integers wrap
+// on overflow as in PyTorch; 16-bit floats compute in float32 and round once.
+#include <atomic>
+#include <climits>
+#include <cmath>
 #include <type_traits>
 
 #include "aten/native/CpuCapability.h"
@@ -15,8 +21,18 @@
 #include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
+
+// The baseline copy of binary_op_cpu (below), which the wide copies call for the dtypes
+// they leave out (Note [Binary copies]). The kernels below call their own copy as
+// `(binary_op_cpu)(...)`: the parentheses turn off argument-dependent lookup, which would
+// find this declaration beside the copy's own and make the call ambiguous.
+void binary_op_cpu(BinaryOp op, const char* name, Operand a, Operand b, const Tensor& dst);
+
 EMBER_CPU_NAMESPACE_BEGIN
 namespace {
+
+// ---- add, sub, mul, div -------------------------------------------------------------------
+
 
 enum class Op { Add, Mul, Div };
 
@@ -211,6 +227,468 @@ Tensor div_scalar_cpu(const Tensor& self, const Scalar& other) {
 
 Tensor& div_scalar_inplace_cpu(Tensor& self, const Scalar& other) {
   return scalar_form_(Op::Div, "div_", self, other, 1);
+}
+
+// ---- the ops of BinaryOp -------------------------------------------------------------------
+
+namespace {
+
+
+template <class T>
+constexpr bool kInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+// float, double and the 16-bit floats (which compute in float).
+template <class T>
+constexpr bool kReal = std::is_floating_point_v<Acc<T>>;
+
+// Unsigned arithmetic at least as wide as int, so that products wrap instead of overflowing
+// after integer promotion.
+template <class T>
+using Wide = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <class T>
+T wrapping_neg(T a) {
+  return static_cast<T>(Wide<T>(0) - static_cast<Wide<T>>(a));
+}
+
+// a / b rounded toward zero; the minimum divided by -1 wraps instead of trapping.
+template <class T>
+T trunc_div(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return wrapping_neg(a);
+  }
+  return static_cast<T>(a / b);
+}
+
+// PyTorch's div_floor_integer: truncation, one lower when the signs differ and b does not
+// divide a.
+template <class T>
+T floor_div_int(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if ((a < 0) != (b < 0)) {
+      const T q = static_cast<T>(a / b);
+      return a % b != 0 ? static_cast<T>(q - 1) : q;
+    }
+  }
+  return trunc_div(a, b);
+}
+
+// PyTorch's div_floor_floating: floor of the exact quotient (a - fmod(a, b)) / b, rounded
+// to the nearest integer where the division was inexact; IEEE results for b == 0.
+template <class F>
+F floor_div_float(F a, F b) {
+  if (b == 0) return a / b;
+  const F mod = std::fmod(a, b);
+  F div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= F(1);
+  if (div == 0) return std::copysign(F(0), a / b);
+  F floordiv = std::floor(div);
+  if (div - floordiv > F(0.5)) floordiv += F(1);
+  return floordiv;
+}
+
+// Python's %: the result takes the sign of b.
+template <class T>
+T remainder_int(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+  }
+  T r = static_cast<T>(a % b);
+  if (r != 0 && (r < 0) != (b < 0)) r = static_cast<T>(r + b);
+  return r;
+}
+
+template <class F>
+F remainder_float(F a, F b) {
+  F mod = std::fmod(a, b);
+  if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
+  return mod;
+}
+
+// C's %: the result takes the sign of a.
+template <class T>
+T fmod_int(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+  }
+  return static_cast<T>(a % b);
+}
+
+// PyTorch's powi: square-and-multiply, wrapping; a negative exponent gives 1 / a^|b|
+// truncated (only 1 and -1 survive).
+template <class T>
+T powi(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) {
+      if (a == 1) return 1;
+      if (a == -1) return b % 2 != 0 ? T(-1) : T(1);
+      return 0;
+    }
+  }
+  Wide<T> result = 1, base = static_cast<Wide<T>>(a);
+  for (T e = b; e != 0; e = static_cast<T>(e / 2)) {
+    if (e & 1) result *= base;
+    base *= base;
+  }
+  return static_cast<T>(result);
+}
+
+// PyTorch's shifts: a shift by a negative amount or past the width gives 0 (left) or the
+// sign fill (right).
+template <class T>
+T shift_left(T a, T b) {
+  constexpr T kBits = sizeof(T) * CHAR_BIT;
+  if (static_cast<std::make_signed_t<T>>(b) < 0 || b >= kBits) return 0;
+  return static_cast<T>(static_cast<Wide<T>>(a) << b);
+}
+
+template <class T>
+T shift_right(T a, T b) {
+  constexpr T kMax = sizeof(T) * CHAR_BIT - std::is_signed_v<T>;
+  if (static_cast<std::make_signed_t<T>>(b) < 0 || b >= kMax) return static_cast<T>(a >> kMax);
+  return static_cast<T>(a >> b);
+}
+
+// maximum()/minimum(): a NaN operand wins, else `pick`.
+template <class T>
+Acc<T> nan_or(Acc<T> a, Acc<T> b, Acc<T> pick) {
+  if constexpr (kReal<T>) return a != a ? a : (b != b ? b : pick);
+  else return pick;
+}
+
+template <class A>
+bool truth(A v) {
+  if constexpr (kIsComplex<A>) return v.real() != 0 || v.imag() != 0;
+  else return v != A(0);
+}
+
+// A number as a constant of a loop computing in T: 16-bit floats round to T first (PyTorch
+// converts the number to the compute dtype).
+template <class T>
+Acc<T> constant(const Scalar& s) {
+  return static_cast<Acc<T>>(scalar_to<T>(s));
+}
+
+// The operands of one call, converted to the compute dtype T.
+template <class T>
+struct Args {
+  const Tensor& out;
+  const Tensor* a;
+  const Tensor* b;
+  Acc<T> ca{};  // a's value when a is a number
+  Acc<T> cb{};  // b's value when b is a number
+  const char* name;
+};
+
+// out[i] = f(a[i], b[i]), one side possibly a constant; Out is T, or bool for logical ops.
+template <class Out, class T, class F>
+void loop(const Args<T>& x, const F& f) {
+  if (x.a && x.b) {
+    elementwise_loop<Out, T, 2>(TensorIterator({&x.out}, {x.a, x.b}, x.name), f);
+  } else if (x.a) {
+    const Acc<T> cb = x.cb;
+    elementwise_loop<Out, T, 1>(TensorIterator({&x.out}, {x.a}, x.name),
+                                [&](Acc<T> v) { return f(v, cb); });
+  } else {
+    const Acc<T> ca = x.ca;
+    elementwise_loop<Out, T, 1>(TensorIterator({&x.out}, {x.b}, x.name),
+                                [&](Acc<T> v) { return f(ca, v); });
+  }
+}
+
+// Whether a tensor holds a zero (a pass before integer division, so that a zero divisor
+// fails before anything is written).
+template <class T>
+bool any_zero(const Tensor& t) {
+  std::atomic<bool> found{false};
+  const TensorIterator it({&t}, {}, "any_zero");
+  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+    bool zero = false;
+    for (int64_t r = 0; r < rows; ++r) {
+      const char* row = data[0] + r * s[1];
+      for (int64_t i = 0; i < n; ++i) zero |= *reinterpret_cast<const T*>(row + i * s[0]) == T(0);
+    }
+    if (zero) found.store(true, std::memory_order_relaxed);
+  });
+  return found.load();
+}
+
+// pow() with a number exponent: PyTorch's shortcuts for the common exponents.
+template <class T>
+void pow_scalar_exponent(const Args<T>& x) {
+  using A = Acc<T>;
+  const A e = x.cb;
+  if constexpr (kInteger<T>) {
+    loop<T>(x, [](A a, A b) { return powi<T>(a, b); });
+  } else if constexpr (std::is_same_v<T, Half>) {
+    // PyTorch takes no shortcut for float16 (pow(-0, 0.5) is +0, sqrt(-0) is -0).
+    loop<T>(x, [](A a, A b) { return std::pow(a, b); });
+  } else if (e == A(1)) {
+    loop<T>(x, [](A a, A) { return a; });
+  } else if (e == A(2)) {
+    loop<T>(x, [](A a, A) { return a * a; });
+  } else if (e == A(0.5)) {
+    loop<T>(x, [](A a, A) { return std::sqrt(a); });
+  } else if (e == A(-1)) {
+    loop<T>(x, [](A a, A) { return A(1) / a; });
+  } else if constexpr (kReal<T>) {
+    if (e == A(3)) loop<T>(x, [](A a, A) { return a * a * a; });
+    else if (e == A(-0.5)) loop<T>(x, [](A a, A) { return A(1) / std::sqrt(a); });
+    else if (e == A(-2)) loop<T>(x, [](A a, A) { return A(1) / (a * a); });
+    else loop<T>(x, [](A a, A b) { return std::pow(a, b); });
+  } else {
+    loop<T>(x, [](A a, A b) { return std::pow(a, b); });
+  }
+}
+
+// The loop of op in T; the caller checked that op computes in T.
+template <class T>
+void kernel(BinaryOp op, const Args<T>& x) {
+  using A = Acc<T>;
+  constexpr bool kBool = std::is_same_v<T, bool>;
+  constexpr bool kComplex = kIsComplex<T>;
+  switch (op) {
+    case BinaryOp::DivTrue:
+      if constexpr (kReal<T> || kComplex) loop<T>(x, [](A a, A b) { return a / b; });
+      return;
+    case BinaryOp::DivTrunc:
+      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::trunc(a / b); });
+      else if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return trunc_div<T>(a, b); });
+      return;
+    case BinaryOp::DivFloor:
+      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return floor_div_float(a, b); });
+      else if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return floor_div_int<T>(a, b); });
+      return;
+    case BinaryOp::Remainder:
+      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return remainder_float(a, b); });
+      else if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return remainder_int<T>(a, b); });
+      return;
+    case BinaryOp::Fmod:
+      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::fmod(a, b); });
+      else if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return fmod_int<T>(a, b); });
+      return;
+    case BinaryOp::Pow:
+      if constexpr (!kBool) {
+        if (!x.b) pow_scalar_exponent(x);
+        else if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return powi<T>(a, b); });
+        else loop<T>(x, [](A a, A b) { return std::pow(a, b); });
+      }
+      return;
+    case BinaryOp::Maximum:
+      if constexpr (!kComplex) loop<T>(x, [](A a, A b) { return nan_or<T>(a, b, a < b ? b : a); });
+      return;
+    case BinaryOp::Minimum:
+      if constexpr (!kComplex) loop<T>(x, [](A a, A b) { return nan_or<T>(a, b, b < a ? b : a); });
+      return;
+    case BinaryOp::Fmax:
+      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::fmax(a, b); });
+      else if constexpr (!kComplex) loop<T>(x, [](A a, A b) { return a < b ? b : a; });
+      return;
+    case BinaryOp::Fmin:
+      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::fmin(a, b); });
+      else if constexpr (!kComplex) loop<T>(x, [](A a, A b) { return b < a ? b : a; });
+      return;
+    case BinaryOp::Atan2:
+      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::atan2(a, b); });
+      return;
+    case BinaryOp::Hypot:
+      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::hypot(a, b); });
+      return;
+    case BinaryOp::Copysign:
+      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::copysign(a, b); });
+      return;
+    case BinaryOp::BitAnd:
+      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return T(a & b); });
+      return;
+    case BinaryOp::BitOr:
+      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return T(a | b); });
+      return;
+    case BinaryOp::BitXor:
+      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return T(a ^ b); });
+      return;
+    case BinaryOp::LeftShift:
+      if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return shift_left<T>(a, b); });
+      return;
+    case BinaryOp::RightShift:
+      if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return shift_right<T>(a, b); });
+      return;
+    case BinaryOp::LogicalAnd:
+      loop<bool>(x, [](A a, A b) { return truth(a) && truth(b); });
+      return;
+    case BinaryOp::LogicalOr:
+      loop<bool>(x, [](A a, A b) { return truth(a) || truth(b); });
+      return;
+    case BinaryOp::LogicalXor:
+      loop<bool>(x, [](A a, A b) { return truth(a) != truth(b); });
+      return;
+  }
+}
+
+Tensor converted(const Tensor& t, ScalarType dtype) {
+  return t.dtype() == dtype ? t : t.to(dtype);
+}
+
+}  // namespace
+
+// Runs op elementwise into dst (the result's shape; of the result dtype or one it casts
+// to), from a and b, at least one a tensor.
+//
+// Note [Binary copies]: the wide-vector copies of the BinaryOp loops hold the floating
+// dtypes only (float, double, float16, bfloat16: the loops float workloads run); integers,
+// bool and complex go to the baseline copy, whose SSE2 loops the integer ops (bitwise,
+// shifts, integer division) are memory-bound in anyway. Each (op, dtype) pair is a loop of
+// its own, and the other eight dtypes were two thirds of every wide copy's compile time.
+void binary_op_cpu(BinaryOp op, const char* name, Operand a, Operand b, const Tensor& dst) {
+  const ScalarType compute = binary_compute_type(op, name, a, b);
+  if (kWideCpuCopy && !is_floating_point(compute)) {
+    ::ember::native::binary_op_cpu(op, name, a, b, dst);
+    return;
+  }
+  const ScalarType result = binary_result_type(op, compute);
+  if (a.tensor && b.tensor) check_output_overlap(dst, {a.tensor, b.tensor});
+  else check_output_overlap(dst, {a.tensor ? a.tensor : b.tensor});
+  Tensor ta, tb;
+  if (a.tensor) ta = converted(*a.tensor, compute);
+  if (b.tensor) tb = converted(*b.tensor, compute);
+  const bool direct = dst.dtype() == result;
+  const Tensor out = direct ? dst : ember::empty_like(dst, TensorOptions().dtype(result));
+  dispatch_all_types(compute, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!kWideCpuCopy || kReal<T>) {
+      Args<T> x{out, a.tensor ? &ta : nullptr, b.tensor ? &tb : nullptr, {}, {}, name};
+      if (a.scalar) x.ca = constant<T>(*a.scalar);
+      if (b.scalar) x.cb = constant<T>(*b.scalar);
+      if constexpr (kInteger<T>) {
+        if (divides(op)) {
+          EMBER_CHECK(b.tensor ? !any_zero<T>(tb) : x.cb != 0, name, "(): ZeroDivisionError: "
+                      "integer division by zero (a divisor in 'other' is 0)");
+        }
+      }
+      kernel<T>(op, x);
+    }
+  });
+  if (!direct) dst.copy_(out);
+}
+
+// ---- the kernels the YAML names ------------------------------------------------------------
+
+void div_out_mode_cpu(const Tensor& self, const Tensor& other,
+                      std::optional<std::string_view> rounding_mode, const Tensor& out) {
+  (binary_op_cpu)(div_mode(rounding_mode), "div", self, other, out);
+}
+
+void div_scalar_mode_out_cpu(const Tensor& self, const Scalar& other,
+                             std::optional<std::string_view> rounding_mode, const Tensor& out) {
+  (binary_op_cpu)(div_mode(rounding_mode), "div", self, other, out);
+}
+
+void pow_tensor_tensor_out_cpu(const Tensor& self, const Tensor& exponent, const Tensor& out) {
+  (binary_op_cpu)(BinaryOp::Pow, "pow", self, exponent, out);
+}
+
+void pow_tensor_scalar_out_cpu(const Tensor& self, const Scalar& exponent, const Tensor& out) {
+  if (pow_is_trivial(exponent)) {
+    check_output_overlap(out, {&self});
+    if (exponent.is_complex() ? exponent.to_complex() == std::complex<double>(0.0)
+                              : exponent.to_double() == 0.0) {
+      out.fill_(1);
+    } else {
+      out.copy_(self);
+    }
+    return;
+  }
+  (binary_op_cpu)(BinaryOp::Pow, "pow", self, exponent, out);
+}
+
+void pow_scalar_out_cpu(const Scalar& self, const Tensor& exponent, const Tensor& out) {
+  // 1 ** anything is 1 (NaN and infinite exponents included), as in PyTorch.
+  const bool one = self.is_complex() ? self.to_complex() == std::complex<double>(1.0)
+                                     : self.to_double() == 1.0;
+  if (one) {
+    check_output_overlap(out, {&exponent});
+    out.fill_(1);
+    return;
+  }
+  (binary_op_cpu)(BinaryOp::Pow, "pow", self, exponent, out);
+}
+
+#define EMBER_BINARY_KERNEL(kernel, op, name)                                               \
+  void kernel(const Tensor& self, const Tensor& other, const Tensor& out) {                 \
+    (binary_op_cpu)(op, name, self, other, out);                                          \
+  }
+#define EMBER_SCALAR_KERNEL(kernel, op, name)                                               \
+  void kernel(const Tensor& self, const Scalar& other, const Tensor& out) {                 \
+    (binary_op_cpu)(op, name, self, other, out);                                          \
+  }
+// The number-first forms have no out= overload: they allocate their result here.
+#define EMBER_SCALAR_TENSOR_KERNEL(kernel, op, name)                                        \
+  Tensor kernel(const Scalar& self, const Tensor& other) {                                  \
+    Tensor out = make_output(binary_op_meta(op, name, self, other), other.device());        \
+    (binary_op_cpu)(op, name, self, other, out);                                          \
+    return out;                                                                             \
+  }
+EMBER_BINARY_KERNEL(floor_divide_out_cpu, BinaryOp::DivFloor, "floor_divide")
+EMBER_SCALAR_KERNEL(floor_divide_scalar_out_cpu, BinaryOp::DivFloor, "floor_divide")
+EMBER_BINARY_KERNEL(remainder_out_cpu, BinaryOp::Remainder, "remainder")
+EMBER_SCALAR_KERNEL(remainder_scalar_out_cpu, BinaryOp::Remainder, "remainder")
+EMBER_SCALAR_TENSOR_KERNEL(remainder_scalar_tensor_cpu, BinaryOp::Remainder, "remainder")
+EMBER_BINARY_KERNEL(fmod_out_cpu, BinaryOp::Fmod, "fmod")
+EMBER_SCALAR_KERNEL(fmod_scalar_out_cpu, BinaryOp::Fmod, "fmod")
+EMBER_BINARY_KERNEL(maximum_out_cpu, BinaryOp::Maximum, "maximum")
+EMBER_BINARY_KERNEL(minimum_out_cpu, BinaryOp::Minimum, "minimum")
+EMBER_BINARY_KERNEL(fmax_out_cpu, BinaryOp::Fmax, "fmax")
+EMBER_BINARY_KERNEL(fmin_out_cpu, BinaryOp::Fmin, "fmin")
+EMBER_BINARY_KERNEL(atan2_out_cpu, BinaryOp::Atan2, "atan2")
+EMBER_BINARY_KERNEL(hypot_out_cpu, BinaryOp::Hypot, "hypot")
+EMBER_BINARY_KERNEL(copysign_out_cpu, BinaryOp::Copysign, "copysign")
+EMBER_SCALAR_KERNEL(copysign_scalar_out_cpu, BinaryOp::Copysign, "copysign")
+EMBER_BINARY_KERNEL(bitwise_and_out_cpu, BinaryOp::BitAnd, "bitwise_and")
+EMBER_SCALAR_KERNEL(bitwise_and_scalar_out_cpu, BinaryOp::BitAnd, "bitwise_and")
+EMBER_SCALAR_TENSOR_KERNEL(bitwise_and_scalar_tensor_cpu, BinaryOp::BitAnd, "bitwise_and")
+EMBER_BINARY_KERNEL(bitwise_or_out_cpu, BinaryOp::BitOr, "bitwise_or")
+EMBER_SCALAR_KERNEL(bitwise_or_scalar_out_cpu, BinaryOp::BitOr, "bitwise_or")
+EMBER_SCALAR_TENSOR_KERNEL(bitwise_or_scalar_tensor_cpu, BinaryOp::BitOr, "bitwise_or")
+EMBER_BINARY_KERNEL(bitwise_xor_out_cpu, BinaryOp::BitXor, "bitwise_xor")
+EMBER_SCALAR_KERNEL(bitwise_xor_scalar_out_cpu, BinaryOp::BitXor, "bitwise_xor")
+EMBER_SCALAR_TENSOR_KERNEL(bitwise_xor_scalar_tensor_cpu, BinaryOp::BitXor, "bitwise_xor")
+EMBER_BINARY_KERNEL(bitwise_left_shift_out_cpu, BinaryOp::LeftShift, "bitwise_left_shift")
+EMBER_SCALAR_KERNEL(bitwise_left_shift_scalar_out_cpu, BinaryOp::LeftShift, "bitwise_left_shift")
+EMBER_SCALAR_TENSOR_KERNEL(bitwise_left_shift_scalar_tensor_cpu, BinaryOp::LeftShift,
+                           "bitwise_left_shift")
+EMBER_BINARY_KERNEL(bitwise_right_shift_out_cpu, BinaryOp::RightShift, "bitwise_right_shift")
+EMBER_SCALAR_KERNEL(bitwise_right_shift_scalar_out_cpu, BinaryOp::RightShift,
+                    "bitwise_right_shift")
+EMBER_SCALAR_TENSOR_KERNEL(bitwise_right_shift_scalar_tensor_cpu, BinaryOp::RightShift,
+                           "bitwise_right_shift")
+EMBER_BINARY_KERNEL(logical_and_out_cpu, BinaryOp::LogicalAnd, "logical_and")
+EMBER_BINARY_KERNEL(logical_or_out_cpu, BinaryOp::LogicalOr, "logical_or")
+EMBER_BINARY_KERNEL(logical_xor_out_cpu, BinaryOp::LogicalXor, "logical_xor")
+#undef EMBER_BINARY_KERNEL
+#undef EMBER_SCALAR_KERNEL
+#undef EMBER_SCALAR_TENSOR_KERNEL
+
+void bitwise_not_out_cpu(const Tensor& self, const Tensor& out) {
+  // As PyTorch's unary ops: out= must have self's dtype.
+  EMBER_CHECK(out.dtype() == self.dtype(), "bitwise_not(): expected 'out' to have the dtype of "
+              "'self' (", self.dtype(), "), but got ", out.dtype());
+  check_output_overlap(out, {&self});
+  dispatch_all_types(self.dtype(), "bitwise_not", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    TensorIterator it({&out}, {&self}, "bitwise_not");
+    if constexpr (std::is_same_v<T, bool>) elementwise_loop<T, T, 1>(it, [](bool a) { return !a; });
+    else if constexpr (kInteger<T>) elementwise_loop<T, T, 1>(it, [](T a) { return T(~a); });
+  });
+}
+
+void logical_not_out_cpu(const Tensor& self, const Tensor& dst) {
+  check_output_overlap(dst, {&self});
+  const bool direct = dst.dtype() == ScalarType::Bool;
+  const Tensor out = direct ? dst : ember::empty_like(dst, TensorOptions().dtype(ScalarType::Bool));
+  dispatch_all_types(self.dtype(), "logical_not", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    elementwise_loop<bool, T, 1>(TensorIterator({&out}, {&self}, "logical_not"),
+                                 [](Acc<T> a) { return !truth(a); });
+  });
+  if (!direct) dst.copy_(out);
 }
 
 EMBER_CPU_NAMESPACE_END

@@ -687,12 +687,6 @@ void reduce_typed(const ReduceArgs& args, const ReducePlan& plan) {
   unsupported("this reduction", dtype);
 }
 
-#if defined(EMBER_CPU_CAPABILITY_AVX2) || defined(EMBER_CPU_CAPABILITY_AVX512)
-constexpr bool kWideCopy = true;
-#else
-constexpr bool kWideCopy = false;
-#endif
-
 }  // namespace
 
 void reduce_kernel_cpu(const ReduceArgs& args, const ReducePlan& plan) {
@@ -700,13 +694,13 @@ void reduce_kernel_cpu(const ReduceArgs& args, const ReducePlan& plan) {
   // (what float workloads reduce); integers, bool and complex run the baseline copy. Each
   // (dtype, kind) pair is a whole loop nest, and those eight dtypes took 60% of the
   // file's compile time in every copy.
-  if (kWideCopy && !is_floating_point(args.self->dtype())) {
+  if (kWideCpuCopy && !is_floating_point(args.self->dtype())) {
     ::ember::native::reduce_kernel_cpu(args, plan);
     return;
   }
   dispatch_all_types(args.self->dtype(), "reduce", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (!kWideCopy || std::is_floating_point_v<T> || kHalfLike<T>) reduce_typed<T>(args, plan);
+    if constexpr (!kWideCpuCopy || std::is_floating_point_v<T> || kHalfLike<T>) reduce_typed<T>(args, plan);
   });
 }
 
