@@ -55,8 +55,15 @@ def native_functions_h(fs: list[NativeFunction]) -> str:
                 decl = f"{ret} {kernel}({', '.join(ps)});"
             decls.setdefault(decl, f"{f.loc}")
         if f.structured:
-            decls.setdefault(f"{meta_return(s)} {meta_name(s)}({', '.join(cpp.params(s.non_out_arguments))});",
-                             f.loc)
+            params = cpp.params(s.non_out_arguments)
+            decl = f"{meta_return(s)} {meta_name(s)}({', '.join(params)})"
+            if f.meta:
+                # Note [Shared meta helpers] (model.py): the family's helper, called with the name.
+                decls.setdefault(f"TensorMeta {f.meta}({', '.join(['const char* op'] + params)});", f.loc)
+                args = ", ".join([_cpp_string(s.name)] + [p.rsplit(" ", 1)[1].split(" = ")[0] for p in params])
+                decls.setdefault(f"inline {decl} {{ return {f.meta}({args}); }}", f.loc)
+            else:
+                decls.setdefault(f"{decl};", f.loc)
     body = "".join(f"{d}  // {loc}\n" for d, loc in decls.items())
     return ("#pragma once\n// Kernel and meta-function declarations: kernel files include this and need no\n"
             "// header of their own.\n\n#include <array>\n#include <complex>\n#include <optional>\n#include <tuple>\n\n"

@@ -22,7 +22,7 @@ DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "MkldnnCPU", "SparseCPU",
                  "AutogradOther", "AutogradCPU", "AutogradCUDA", "AutogradPrivateUse1", "Tracer",
                  "Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
-KNOWN_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "doc",
+KNOWN_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "meta", "doc",
               "autograd", "device_check", "python_module")
 
 # `autograd: not_implemented` (recorded; backward raises) and `autograd: non_differentiable`
@@ -214,6 +214,11 @@ class NativeFunction:
     autograd: tuple[tuple[str, object], ...]  # (inputs, formula) and output_differentiability
     loc: str  # "file:line"
     python_module: str | None = None
+    # Note [Shared meta helpers]: a structured entry's `meta: <helper>` names a function of
+    # the family's shared room, `TensorMeta <helper>(const char* op, <the entry's non-out
+    # arguments>)`; codegen declares it and defines the entry's meta function as a call to
+    # it with the op's name, so an op whose meta is a family rule has no meta code of its own.
+    meta: str | None = None
 
     @property
     def name(self) -> str:
@@ -311,6 +316,16 @@ def _entry(path: Path, item) -> NativeFunction:
     elif not isinstance(autograd, dict):
         raise ModelError(f"{loc}: 'autograd' must map inputs to formulas, or be one of "
                          f"{', '.join(AUTOGRAD_MARKERS)}")
+    meta = item.get("meta")
+    if meta is not None:
+        if not structured:
+            raise ModelError(f"{loc}: 'meta: {meta}' names the meta helper of a structured entry; "
+                             f"add 'structured: True' or remove it")
+        if not re.fullmatch(r"[A-Za-z_]\w*", str(meta)):
+            raise ModelError(f"{loc}: meta helper '{meta}' is not a C++ identifier")
+        if len(schema.out_arguments) != 1:
+            raise ModelError(f"{loc}: a meta helper returns one TensorMeta; '{schema.full_name}' has "
+                             f"{len(schema.out_arguments)} out= arguments")
     python_module = item.get("python_module")
     if python_module is not None and python_module not in PYTHON_MODULES:
         raise ModelError(f"{loc}: unknown python_module '{python_module}'; expected one of "
@@ -324,7 +339,7 @@ def _entry(path: Path, item) -> NativeFunction:
         doc=str(item.get("doc", "")).strip(),
         autograd=tuple((str(k), v if isinstance(v, list) else str(v))
                        for k, v in autograd.items() if k != "__line__"),
-        loc=loc, python_module=python_module)
+        loc=loc, python_module=python_module, meta=str(meta) if meta is not None else None)
 
 
 def _validate(functions: list[NativeFunction]) -> None:

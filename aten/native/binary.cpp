@@ -1,6 +1,6 @@
 // The binary elementwise family: the meta functions (shape, dtype and argument checks,
 // shared by every backend) of add, sub, mul, div, the comparisons, and the ops of
-// binary.h's BinaryOp, with their dtype rules. The loops are in cpu/binary.cpp and
+// the functor ops, with their dtype rules. The loops are in cpu/binary.cpp and
 // cpu/compare.cpp.
 #include "aten/native/binary.h"
 
@@ -73,7 +73,7 @@ EMBER_COMPARISON_META(gt)
 EMBER_COMPARISON_META(ge)
 #undef EMBER_COMPARISON_META
 
-// ---- the ops of BinaryOp ---------------------------------------------------------------------
+// ---- the functor ops (Note [Binary functors] in cpu/binary.cpp) -------------------------------
 
 namespace {
 
@@ -86,79 +86,63 @@ ScalarType promoted(Operand a, Operand b) {
   return r.get();
 }
 
-// How an error names the rounding of div(): "rounding_mode='floor' is ".
-const char* mode_name(BinaryOp op) {
-  if (op == BinaryOp::DivTrunc) return "rounding_mode='trunc' is ";
-  return op == BinaryOp::DivFloor ? "rounding_mode='floor' is " : "";
-}
-
 }  // namespace
 
-ScalarType binary_compute_type(BinaryOp op, const char* name, Operand a, Operand b) {
+ScalarType binary_compute_type(BinaryDtypes r, const char* name, Operand a, Operand b,
+                               std::string_view what) {
   const ScalarType t = promoted(a, b);
   const bool boolean = t == ScalarType::Bool;
   const bool integral = is_integral(t, /*include_bool=*/false);
-  switch (op) {
-    case BinaryOp::DivTrue:
+  switch (r) {
+    case BinaryDtypes::TrueDiv:
       return div_result_type(t);
-    case BinaryOp::DivTrunc:
-    case BinaryOp::DivFloor:
-    case BinaryOp::Remainder:
-    case BinaryOp::Fmod:
-      EMBER_CHECK_NOT_IMPLEMENTED(!boolean && !is_complex(t), name, "(): ",
-                                  std::string_view(name) == "div" ? mode_name(op) : "",
+    case BinaryDtypes::Rounding:
+      EMBER_CHECK_NOT_IMPLEMENTED(!boolean && !is_complex(t), name, "(): ", what,
                                   "not implemented for '", t, "'");
       return t;
-    case BinaryOp::Pow:
+    case BinaryDtypes::Pow:
       EMBER_CHECK_NOT_IMPLEMENTED(!boolean, name, "(): not implemented for 'Bool' (convert the "
                                   "base or the exponent to an integer or floating dtype)");
       return t;
-    case BinaryOp::Maximum:
-    case BinaryOp::Minimum:
-    case BinaryOp::Fmax:
-    case BinaryOp::Fmin:
+    case BinaryDtypes::Ordered:
       EMBER_CHECK(!is_complex(t), name, "(): not implemented for complex tensors (got '", t,
                   "'; complex numbers are not ordered)");
       return t;
-    case BinaryOp::Atan2:
-    case BinaryOp::Copysign:
+    case BinaryDtypes::ToFloat:
       EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(t), name, "(): not implemented for '", t, "'");
       return div_result_type(t);
-    case BinaryOp::Hypot:
+    case BinaryDtypes::Floating:
       EMBER_CHECK_NOT_IMPLEMENTED(is_floating_point(t), name, "(): not implemented for '", t,
                                   "' (expected a floating dtype)");
       return t;
-    case BinaryOp::BitAnd:
-    case BinaryOp::BitOr:
-    case BinaryOp::BitXor:
+    case BinaryDtypes::Inexact:
+      EMBER_CHECK_NOT_IMPLEMENTED(is_floating_point(t) || is_complex(t), name, "(): not implemented for '",
+                                  t, "' (expected a floating or complex dtype)");
+      return t;
+    case BinaryDtypes::Bitwise:
       EMBER_CHECK_NOT_IMPLEMENTED(integral || boolean, name, "(): not implemented for '", t,
                                   "' (expected an integral or bool dtype)");
       return t;
-    case BinaryOp::LeftShift:
-    case BinaryOp::RightShift:
+    case BinaryDtypes::Integral:
       EMBER_CHECK_NOT_IMPLEMENTED(integral, name, "(): not implemented for '", t,
                                   "' (expected an integral dtype)");
       return t;
-    case BinaryOp::LogicalAnd:
-    case BinaryOp::LogicalOr:
-    case BinaryOp::LogicalXor:
+    case BinaryDtypes::Logical:
       return t;
   }
   return t;
 }
 
-ScalarType binary_result_type(BinaryOp op, ScalarType compute) {
-  const bool logical = op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr ||
-                       op == BinaryOp::LogicalXor;
-  return logical ? ScalarType::Bool : compute;
+ScalarType binary_result_type(BinaryDtypes r, ScalarType compute) {
+  return r == BinaryDtypes::Logical ? ScalarType::Bool : compute;
 }
 
-BinaryOp div_mode(std::optional<std::string_view> rounding_mode) {
-  if (!rounding_mode) return BinaryOp::DivTrue;
-  if (*rounding_mode == "trunc") return BinaryOp::DivTrunc;
+DivMode div_mode(std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return DivMode::True;
+  if (*rounding_mode == "trunc") return DivMode::Trunc;
   EMBER_CHECK(*rounding_mode == "floor", "div(): expected rounding_mode to be one of None, "
               "'trunc', or 'floor', but got '", *rounding_mode, "'");
-  return BinaryOp::DivFloor;
+  return DivMode::Floor;
 }
 
 void check_pow_exponent(ScalarType base, const Scalar& exponent) {
@@ -170,24 +154,39 @@ void check_pow_exponent(ScalarType base, const Scalar& exponent) {
 
 // ---- meta functions ----------------------------------------------------------------------
 
-TensorMeta binary_op_meta(BinaryOp op, const char* name, Operand a, Operand b) {
-  const ScalarType dtype = binary_result_type(op, binary_compute_type(op, name, a, b));
+TensorMeta binary_op_meta(BinaryDtypes r, const char* name, Operand a, Operand b, std::string_view what) {
+  const ScalarType dtype = binary_result_type(r, binary_compute_type(r, name, a, b, what));
   if (a.tensor && b.tensor) return elementwise_meta({a.tensor, b.tensor}, dtype, name);
   return elementwise_meta({a.tensor ? a.tensor : b.tensor}, dtype, name);
 }
 
+namespace {
+
+// div()'s rule and how an error names its rounding: "rounding_mode='floor' is ".
+TensorMeta div_mode_meta(const Tensor& self, Operand other, std::optional<std::string_view> rounding_mode) {
+  switch (div_mode(rounding_mode)) {
+    case DivMode::True: return binary_op_meta(BinaryDtypes::TrueDiv, "div", self, other);
+    case DivMode::Trunc:
+      return binary_op_meta(BinaryDtypes::Rounding, "div", self, other, "rounding_mode='trunc' is ");
+    case DivMode::Floor: break;
+  }
+  return binary_op_meta(BinaryDtypes::Rounding, "div", self, other, "rounding_mode='floor' is ");
+}
+
+}  // namespace
+
 TensorMeta div_out_mode_meta(const Tensor& self, const Tensor& other,
                              std::optional<std::string_view> rounding_mode) {
-  return binary_op_meta(div_mode(rounding_mode), "div", self, other);
+  return div_mode_meta(self, other, rounding_mode);
 }
 
 TensorMeta div_Scalar_mode_out_meta(const Tensor& self, const Scalar& other,
                                     std::optional<std::string_view> rounding_mode) {
-  return binary_op_meta(div_mode(rounding_mode), "div", self, other);
+  return div_mode_meta(self, other, rounding_mode);
 }
 
 TensorMeta pow_Tensor_Tensor_out_meta(const Tensor& self, const Tensor& exponent) {
-  return binary_op_meta(BinaryOp::Pow, "pow", self, exponent);
+  return binary_op_meta(BinaryDtypes::Pow, "pow", self, exponent);
 }
 
 bool pow_is_trivial(const Scalar& exponent) {
@@ -204,56 +203,33 @@ TensorMeta pow_Tensor_Scalar_out_meta(const Tensor& self, const Scalar& exponent
     // x ** 0 and x ** 1 need no loop, so PyTorch takes them for every dtype, bool included.
     return elementwise_meta({&self}, ResultType().add(self).add(exponent).get(), "pow");
   }
-  return binary_op_meta(BinaryOp::Pow, "pow", self, exponent);
+  return binary_op_meta(BinaryDtypes::Pow, "pow", self, exponent);
 }
 
 TensorMeta pow_Scalar_out_meta(const Scalar& self, const Tensor& exponent) {
   // As PyTorch: a new result is contiguous whatever the exponent's memory order.
   TensorMeta meta;
   meta.sizes = DimVector(exponent.sizes());
-  meta.dtype = binary_compute_type(BinaryOp::Pow, "pow", self, exponent);
+  meta.dtype = binary_compute_type(BinaryDtypes::Pow, "pow", self, exponent);
   return meta;
 }
 
-#define EMBER_BINARY_META(meta, op, name)                                                   \
-  TensorMeta meta(const Tensor& self, const Tensor& other) {                                \
-    return binary_op_meta(op, name, self, other);                                                  \
+#define EMBER_BINARY_META_HELPER(helper, rule)                                            \
+  TensorMeta helper(const char* op, const Tensor& self, const Tensor& other) {            \
+    return binary_op_meta(rule, op, self, other);                                         \
+  }                                                                                       \
+  TensorMeta helper(const char* op, const Tensor& self, const Scalar& other) {            \
+    return binary_op_meta(rule, op, self, other);                                         \
   }
-#define EMBER_SCALAR_META(meta, op, name)                                                   \
-  TensorMeta meta(const Tensor& self, const Scalar& other) {                                \
-    return binary_op_meta(op, name, self, other);                                                  \
-  }
-EMBER_BINARY_META(floor_divide_meta, BinaryOp::DivFloor, "floor_divide")
-EMBER_SCALAR_META(floor_divide_Scalar_out_meta, BinaryOp::DivFloor, "floor_divide")
-EMBER_BINARY_META(remainder_Tensor_out_meta, BinaryOp::Remainder, "remainder")
-EMBER_SCALAR_META(remainder_Scalar_out_meta, BinaryOp::Remainder, "remainder")
-EMBER_BINARY_META(fmod_Tensor_out_meta, BinaryOp::Fmod, "fmod")
-EMBER_SCALAR_META(fmod_Scalar_out_meta, BinaryOp::Fmod, "fmod")
-EMBER_BINARY_META(maximum_meta, BinaryOp::Maximum, "maximum")
-EMBER_BINARY_META(minimum_meta, BinaryOp::Minimum, "minimum")
-EMBER_BINARY_META(fmax_meta, BinaryOp::Fmax, "fmax")
-EMBER_BINARY_META(fmin_meta, BinaryOp::Fmin, "fmin")
-EMBER_BINARY_META(atan2_meta, BinaryOp::Atan2, "atan2")
-EMBER_BINARY_META(hypot_meta, BinaryOp::Hypot, "hypot")
-EMBER_BINARY_META(copysign_meta, BinaryOp::Copysign, "copysign")
-EMBER_SCALAR_META(copysign_Scalar_out_meta, BinaryOp::Copysign, "copysign")
-EMBER_BINARY_META(bitwise_and_Tensor_out_meta, BinaryOp::BitAnd, "bitwise_and")
-EMBER_SCALAR_META(bitwise_and_Scalar_out_meta, BinaryOp::BitAnd, "bitwise_and")
-EMBER_BINARY_META(bitwise_or_Tensor_out_meta, BinaryOp::BitOr, "bitwise_or")
-EMBER_SCALAR_META(bitwise_or_Scalar_out_meta, BinaryOp::BitOr, "bitwise_or")
-EMBER_BINARY_META(bitwise_xor_Tensor_out_meta, BinaryOp::BitXor, "bitwise_xor")
-EMBER_SCALAR_META(bitwise_xor_Scalar_out_meta, BinaryOp::BitXor, "bitwise_xor")
-EMBER_BINARY_META(bitwise_left_shift_Tensor_out_meta, BinaryOp::LeftShift, "bitwise_left_shift")
-EMBER_SCALAR_META(bitwise_left_shift_Tensor_Scalar_out_meta, BinaryOp::LeftShift,
-                  "bitwise_left_shift")
-EMBER_BINARY_META(bitwise_right_shift_Tensor_out_meta, BinaryOp::RightShift, "bitwise_right_shift")
-EMBER_SCALAR_META(bitwise_right_shift_Tensor_Scalar_out_meta, BinaryOp::RightShift,
-                  "bitwise_right_shift")
-EMBER_BINARY_META(logical_and_meta, BinaryOp::LogicalAnd, "logical_and")
-EMBER_BINARY_META(logical_or_meta, BinaryOp::LogicalOr, "logical_or")
-EMBER_BINARY_META(logical_xor_meta, BinaryOp::LogicalXor, "logical_xor")
-#undef EMBER_BINARY_META
-#undef EMBER_SCALAR_META
+EMBER_BINARY_META_HELPER(binary_rounding_meta, BinaryDtypes::Rounding)
+EMBER_BINARY_META_HELPER(binary_ordered_meta, BinaryDtypes::Ordered)
+EMBER_BINARY_META_HELPER(binary_to_float_meta, BinaryDtypes::ToFloat)
+EMBER_BINARY_META_HELPER(binary_floating_meta, BinaryDtypes::Floating)
+EMBER_BINARY_META_HELPER(binary_inexact_meta, BinaryDtypes::Inexact)
+EMBER_BINARY_META_HELPER(binary_bitwise_meta, BinaryDtypes::Bitwise)
+EMBER_BINARY_META_HELPER(binary_integral_meta, BinaryDtypes::Integral)
+EMBER_BINARY_META_HELPER(binary_logical_meta, BinaryDtypes::Logical)
+#undef EMBER_BINARY_META_HELPER
 
 TensorMeta bitwise_not_meta(const Tensor& self) {
   EMBER_CHECK_NOT_IMPLEMENTED(is_integral(self.dtype(), /*include_bool=*/true), "bitwise_not(): "

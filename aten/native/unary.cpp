@@ -18,54 +18,27 @@ TensorMeta like_self_meta(const Tensor& self, ScalarType dtype, const char* op) 
   return meta;
 }
 
-namespace {
-
-TensorMeta float_meta(const Tensor& self, const char* op) {
+// The metas of the ops whose YAML entry says `meta: float_unary_meta`, `meta:
+// float_real_unary_meta` or `meta: same_unary_meta` (Note [Shared meta helpers] in codegen/model.py).
+TensorMeta float_unary_meta(const char* op, const Tensor& self) {
   return elementwise_meta({&self}, float_result_type(self.dtype()), op);
 }
 
-TensorMeta same_meta(const Tensor& self, const char* op) {
-  return elementwise_meta({&self}, self.dtype(), op);
+TensorMeta float_real_unary_meta(const char* op, const Tensor& self) {
+  EMBER_CHECK(!is_complex(self.dtype()), op, " is not supported for complex tensors.");
+  // PyTorch's deg2rad and rad2deg are a mul by a number: an empty self keeps its strides.
+  return like_self_meta(self, float_result_type(self.dtype()), op);
 }
 
-}  // namespace
-
-#define EMBER_FLOAT_UNARY_META(op) \
-  TensorMeta op##_meta(const Tensor& self) { return float_meta(self, #op); }
-#define EMBER_SAME_UNARY_META(op) \
-  TensorMeta op##_meta(const Tensor& self) { return same_meta(self, #op); }
-
-EMBER_FLOAT_UNARY_META(exp)
-EMBER_FLOAT_UNARY_META(exp2)
-EMBER_FLOAT_UNARY_META(expm1)
-EMBER_FLOAT_UNARY_META(log)
-EMBER_FLOAT_UNARY_META(log2)
-EMBER_FLOAT_UNARY_META(log10)
-EMBER_FLOAT_UNARY_META(log1p)
-EMBER_FLOAT_UNARY_META(sqrt)
-EMBER_FLOAT_UNARY_META(rsqrt)
-EMBER_FLOAT_UNARY_META(sin)
-EMBER_FLOAT_UNARY_META(cos)
-EMBER_FLOAT_UNARY_META(tan)
-EMBER_FLOAT_UNARY_META(asin)
-EMBER_FLOAT_UNARY_META(acos)
-EMBER_FLOAT_UNARY_META(atan)
-EMBER_FLOAT_UNARY_META(sinh)
-EMBER_FLOAT_UNARY_META(cosh)
-EMBER_FLOAT_UNARY_META(tanh)
-EMBER_FLOAT_UNARY_META(asinh)
-EMBER_FLOAT_UNARY_META(acosh)
-EMBER_FLOAT_UNARY_META(atanh)
-EMBER_FLOAT_UNARY_META(sigmoid)
-EMBER_FLOAT_UNARY_META(erf)
-EMBER_FLOAT_UNARY_META(erfc)
-EMBER_FLOAT_UNARY_META(reciprocal)
+TensorMeta same_unary_meta(const char* op, const Tensor& self) {
+  return elementwise_meta({&self}, self.dtype(), op);
+}
 
 TensorMeta neg_meta(const Tensor& self) {
   EMBER_CHECK_TYPE(self.dtype() != ScalarType::Bool,
                    "neg(): Negation, the `-` operator, on a bool tensor is not supported. If you "
                    "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return same_meta(self, "neg");
+  return same_unary_meta("neg", self);
 }
 
 TensorMeta abs_meta(const Tensor& self) {
@@ -83,14 +56,5 @@ Tensor& abs_(Tensor& self) {
   return self;
 }
 
-EMBER_SAME_UNARY_META(sign)
-EMBER_SAME_UNARY_META(floor)
-EMBER_SAME_UNARY_META(ceil)
-EMBER_SAME_UNARY_META(trunc)
-EMBER_SAME_UNARY_META(frac)
-EMBER_SAME_UNARY_META(round)
-
-#undef EMBER_FLOAT_UNARY_META
-#undef EMBER_SAME_UNARY_META
 
 }  // namespace ember::native

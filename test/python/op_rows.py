@@ -25,7 +25,7 @@ OUT_LAYOUTS = ("empty", "contiguous", "sliced", "broadcast", "0-d")
 UNARY = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
          "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
          "sigmoid", "erf", "erfc", "reciprocal", "abs", "neg", "sign", "floor", "ceil", "trunc",
-         "frac", "round")
+         "frac", "round", "deg2rad", "rad2deg")
 MIXED = ("float32", "float64", "int64", "int32", "bool", "float16", "complex64")
 # Inputs holding inf, -inf, NaN and -0.0, per floating dtype (complex: in the real part).
 EDGE = [{"self": TensorSpec(d, values="edge")} for d in FLOATS + ("complex64",)]

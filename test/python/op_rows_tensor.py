@@ -535,7 +535,8 @@ ROWS_TENSOR: list[Row] = [
           (("maximum.out", "maximum", "minimum.out", "minimum", "fmax.out", "fmax", "fmin.out",
             "fmin"), "other"),
           (("atan2.out", "atan2", "atan2_", "arctan2.out", "arctan2", "arctan2_", "hypot.out",
-            "hypot", "hypot_", "copysign.out", "copysign.Tensor", "copysign_.Tensor"), "other"),
+            "hypot", "hypot_", "copysign.out", "copysign.Tensor", "copysign_.Tensor", "logaddexp.out",
+            "logaddexp"), "other"),
           (tuple(f"bitwise_{op}{form}" for op in ("and", "or", "xor", "left_shift", "right_shift")
                  for form in (".Tensor_out", ".Tensor", "_.Tensor")), "other"),
           (tuple(f"logical_{op}{form}" for op in ("and", "or", "xor")

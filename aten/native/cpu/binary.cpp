@@ -1,5 +1,5 @@
 // The binary elementwise family on the CPU, over TensorIterator (Note [TensorIterator]):
-// add, sub, mul, div (Tensor and Scalar forms), then the ops of binary.h's BinaryOp:
+// add, sub, mul, div (Tensor and Scalar forms), then one functor per op (Note [Binary functors]):
 // rounding division, remainder, fmod, pow, maximum, minimum, fmax, fmin, atan2, hypot,
 // copysign, bitwise and/or/xor/not, shifts and the logical ops. A number operand is a
 // constant of the loop, never a tensor. Operands are converted to the compute dtype first
@@ -21,13 +21,6 @@
 #include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
-
-// The baseline copy of binary_op_cpu (below), which the wide copies call for the dtypes
-// they leave out (Note [Binary copies]). The kernels below call their own copy as
-// `(binary_op_cpu)(...)`: the parentheses turn off argument-dependent lookup, which would
-// find this declaration beside the copy's own and make the call ambiguous.
-void binary_op_cpu(BinaryOp op, const char* name, Operand a, Operand b, const Tensor& dst);
-
 EMBER_CPU_NAMESPACE_BEGIN
 namespace {
 
@@ -229,7 +222,7 @@ Tensor& div_scalar_inplace_cpu(Tensor& self, const Scalar& other) {
   return scalar_form_(Op::Div, "div_", self, other, 1);
 }
 
-// ---- the ops of BinaryOp -------------------------------------------------------------------
+// ---- the functor ops ----------------------------------------------------------------------
 
 namespace {
 
@@ -440,110 +433,179 @@ void pow_scalar_exponent(const Args<T>& x) {
   }
 }
 
-// The loop of op in T; the caller checked that op computes in T.
+// Note [Binary functors]: each op of the family past add/sub/mul/div is one functor here:
+// its dtype rule (binary.h's BinaryDtypes, which its YAML `meta:` helper also checks) and
+// its formula in the compute type T, `apply<T>(a, b)`. EMBER_BINARY_KERNEL makes the
+// functor the kernel the YAML names; a functor with a faster path for some operands (pow
+// with a number exponent) adds `run<T>(args)`.
+
+// Whether a functor of rule r has a loop for compute type T (the meta refused the others).
 template <class T>
-void kernel(BinaryOp op, const Args<T>& x) {
-  using A = Acc<T>;
+constexpr bool computes(BinaryDtypes r) {
   constexpr bool kBool = std::is_same_v<T, bool>;
-  constexpr bool kComplex = kIsComplex<T>;
-  switch (op) {
-    case BinaryOp::DivTrue:
-      if constexpr (kReal<T> || kComplex) loop<T>(x, [](A a, A b) { return a / b; });
-      return;
-    case BinaryOp::DivTrunc:
-      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::trunc(a / b); });
-      else if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return trunc_div<T>(a, b); });
-      return;
-    case BinaryOp::DivFloor:
-      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return floor_div_float(a, b); });
-      else if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return floor_div_int<T>(a, b); });
-      return;
-    case BinaryOp::Remainder:
-      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return remainder_float(a, b); });
-      else if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return remainder_int<T>(a, b); });
-      return;
-    case BinaryOp::Fmod:
-      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::fmod(a, b); });
-      else if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return fmod_int<T>(a, b); });
-      return;
-    case BinaryOp::Pow:
-      if constexpr (!kBool) {
-        if (!x.b) pow_scalar_exponent(x);
-        else if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return powi<T>(a, b); });
-        else loop<T>(x, [](A a, A b) { return std::pow(a, b); });
-      }
-      return;
-    case BinaryOp::Maximum:
-      if constexpr (!kComplex) loop<T>(x, [](A a, A b) { return nan_or<T>(a, b, a < b ? b : a); });
-      return;
-    case BinaryOp::Minimum:
-      if constexpr (!kComplex) loop<T>(x, [](A a, A b) { return nan_or<T>(a, b, b < a ? b : a); });
-      return;
-    case BinaryOp::Fmax:
-      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::fmax(a, b); });
-      else if constexpr (!kComplex) loop<T>(x, [](A a, A b) { return a < b ? b : a; });
-      return;
-    case BinaryOp::Fmin:
-      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::fmin(a, b); });
-      else if constexpr (!kComplex) loop<T>(x, [](A a, A b) { return b < a ? b : a; });
-      return;
-    case BinaryOp::Atan2:
-      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::atan2(a, b); });
-      return;
-    case BinaryOp::Hypot:
-      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::hypot(a, b); });
-      return;
-    case BinaryOp::Copysign:
-      if constexpr (kReal<T>) loop<T>(x, [](A a, A b) { return std::copysign(a, b); });
-      return;
-    case BinaryOp::BitAnd:
-      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return T(a & b); });
-      return;
-    case BinaryOp::BitOr:
-      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return T(a | b); });
-      return;
-    case BinaryOp::BitXor:
-      if constexpr (kInteger<T> || kBool) loop<T>(x, [](A a, A b) { return T(a ^ b); });
-      return;
-    case BinaryOp::LeftShift:
-      if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return shift_left<T>(a, b); });
-      return;
-    case BinaryOp::RightShift:
-      if constexpr (kInteger<T>) loop<T>(x, [](A a, A b) { return shift_right<T>(a, b); });
-      return;
-    case BinaryOp::LogicalAnd:
-      loop<bool>(x, [](A a, A b) { return truth(a) && truth(b); });
-      return;
-    case BinaryOp::LogicalOr:
-      loop<bool>(x, [](A a, A b) { return truth(a) || truth(b); });
-      return;
-    case BinaryOp::LogicalXor:
-      loop<bool>(x, [](A a, A b) { return truth(a) != truth(b); });
-      return;
+  switch (r) {
+    case BinaryDtypes::TrueDiv: return kReal<T> || kIsComplex<T>;
+    case BinaryDtypes::Rounding: return kReal<T> || kInteger<T>;
+    case BinaryDtypes::Pow: return !kBool;
+    case BinaryDtypes::Ordered: return !kIsComplex<T>;
+    case BinaryDtypes::ToFloat:
+    case BinaryDtypes::Floating: return kReal<T>;
+    case BinaryDtypes::Inexact: return kReal<T> || kIsComplex<T>;
+    case BinaryDtypes::Bitwise: return kInteger<T> || kBool;
+    case BinaryDtypes::Integral: return kInteger<T>;
+    case BinaryDtypes::Logical: return true;
   }
+  return false;
 }
+
+struct DivTrue {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::TrueDiv;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return a / b; }
+};
+struct DivTrunc {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Rounding;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
+    if constexpr (kReal<T>) return std::trunc(a / b);
+    else return trunc_div<T>(a, b);
+  }
+};
+struct DivFloor {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Rounding;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
+    if constexpr (kReal<T>) return floor_div_float(a, b);
+    else return floor_div_int<T>(a, b);
+  }
+};
+struct Remainder {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Rounding;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
+    if constexpr (kReal<T>) return remainder_float(a, b);
+    else return remainder_int<T>(a, b);
+  }
+};
+struct Fmod {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Rounding;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
+    if constexpr (kReal<T>) return std::fmod(a, b);
+    else return fmod_int<T>(a, b);
+  }
+};
+struct Pow {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Pow;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
+    if constexpr (kInteger<T>) return powi<T>(a, b);
+    else return std::pow(a, b);
+  }
+  template <class T> static void run(const Args<T>& x) {
+    if (!x.b) pow_scalar_exponent(x);
+    else loop<T>(x, [](Acc<T> a, Acc<T> b) { return apply<T>(a, b); });
+  }
+};
+struct Maximum {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Ordered;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return nan_or<T>(a, b, a < b ? b : a); }
+};
+struct Minimum {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Ordered;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return nan_or<T>(a, b, b < a ? b : a); }
+};
+struct Fmax {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Ordered;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
+    if constexpr (kReal<T>) return std::fmax(a, b);
+    else return a < b ? b : a;
+  }
+};
+struct Fmin {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Ordered;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
+    if constexpr (kReal<T>) return std::fmin(a, b);
+    else return b < a ? b : a;
+  }
+};
+struct Atan2 {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::ToFloat;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return std::atan2(a, b); }
+};
+struct Hypot {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Floating;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return std::hypot(a, b); }
+};
+struct Copysign {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::ToFloat;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return std::copysign(a, b); }
+};
+// log(exp(a) + exp(b)) without overflow: the larger (by real part) plus log1p(exp(the
+// difference)); equal infinities give themselves, as PyTorch.
+struct Logaddexp {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Inexact;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
+    using A = Acc<T>;
+    if constexpr (kIsComplex<A>) {
+      const A m = a.real() >= b.real() ? a : b;
+      const A n = a.real() >= b.real() ? b : a;
+      if (std::isinf(m.real()) && m == n) return m;
+      return m + std::log(A(1) + std::exp(n - m));
+    } else {
+      if (std::isinf(a) && a == b) return a;
+      return std::max(a, b) + std::log1p(std::exp(-std::abs(a - b)));
+    }
+  }
+};
+struct BitAnd {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Bitwise;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return T(a & b); }
+};
+struct BitOr {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Bitwise;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return T(a | b); }
+};
+struct BitXor {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Bitwise;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return T(a ^ b); }
+};
+struct LeftShift {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Integral;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return shift_left<T>(a, b); }
+};
+struct RightShift {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Integral;
+  template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return shift_right<T>(a, b); }
+};
+struct LogicalAnd {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Logical;
+  template <class T> static bool apply(Acc<T> a, Acc<T> b) { return truth(a) && truth(b); }
+};
+struct LogicalOr {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Logical;
+  template <class T> static bool apply(Acc<T> a, Acc<T> b) { return truth(a) || truth(b); }
+};
+struct LogicalXor {
+  static constexpr BinaryDtypes kDtypes = BinaryDtypes::Logical;
+  template <class T> static bool apply(Acc<T> a, Acc<T> b) { return truth(a) != truth(b); }
+};
 
 Tensor converted(const Tensor& t, ScalarType dtype) {
   return t.dtype() == dtype ? t : t.to(dtype);
 }
 
-}  // namespace
-
-// Runs op elementwise into dst (the result's shape; of the result dtype or one it casts
-// to), from a and b, at least one a tensor.
+// Runs functor F elementwise into dst (the result's shape; of the result dtype or one it
+// casts to), from a and b, at least one a tensor. `baseline` runs the same kernel's
+// baseline copy.
 //
-// Note [Binary copies]: the wide-vector copies of the BinaryOp loops hold the floating
-// dtypes only (float, double, float16, bfloat16: the loops float workloads run); integers,
-// bool and complex go to the baseline copy, whose SSE2 loops the integer ops (bitwise,
-// shifts, integer division) are memory-bound in anyway. Each (op, dtype) pair is a loop of
-// its own, and the other eight dtypes were two thirds of every wide copy's compile time.
-void binary_op_cpu(BinaryOp op, const char* name, Operand a, Operand b, const Tensor& dst) {
-  const ScalarType compute = binary_compute_type(op, name, a, b);
+// Note [Binary copies]: the wide-vector copies of these loops hold the floating dtypes
+// only (float, double, float16, bfloat16: the loops float workloads run); integers, bool
+// and complex go to the baseline copy, whose SSE2 loops the integer ops (bitwise, shifts,
+// integer division) are memory-bound in anyway. Each (op, dtype) pair is a loop of its
+// own, and the other eight dtypes were two thirds of every wide copy's compile time.
+template <class F, class Baseline>
+void binary_functor_cpu(const char* name, Operand a, Operand b, const Tensor& dst, const Baseline& baseline) {
+  const ScalarType compute = binary_compute_type(F::kDtypes, name, a, b);
   if (kWideCpuCopy && !is_floating_point(compute)) {
-    ::ember::native::binary_op_cpu(op, name, a, b, dst);
+    baseline();
     return;
   }
-  const ScalarType result = binary_result_type(op, compute);
+  const ScalarType result = binary_result_type(F::kDtypes, compute);
   if (a.tensor && b.tensor) check_output_overlap(dst, {a.tensor, b.tensor});
   else check_output_overlap(dst, {a.tensor ? a.tensor : b.tensor});
   Tensor ta, tb;
@@ -553,36 +615,60 @@ void binary_op_cpu(BinaryOp op, const char* name, Operand a, Operand b, const Te
   const Tensor out = direct ? dst : ember::empty_like(dst, TensorOptions().dtype(result));
   dispatch_all_types(compute, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (!kWideCpuCopy || kReal<T>) {
+    if constexpr ((!kWideCpuCopy || kReal<T>) && computes<T>(F::kDtypes)) {
       Args<T> x{out, a.tensor ? &ta : nullptr, b.tensor ? &tb : nullptr, {}, {}, name};
       if (a.scalar) x.ca = constant<T>(*a.scalar);
       if (b.scalar) x.cb = constant<T>(*b.scalar);
-      if constexpr (kInteger<T>) {
-        if (divides(op)) {
-          EMBER_CHECK(b.tensor ? !any_zero<T>(tb) : x.cb != 0, name, "(): ZeroDivisionError: "
-                      "integer division by zero (a divisor in 'other' is 0)");
-        }
+      if constexpr (kInteger<T> && F::kDtypes == BinaryDtypes::Rounding) {
+        EMBER_CHECK(b.tensor ? !any_zero<T>(tb) : x.cb != 0, name, "(): ZeroDivisionError: "
+                    "integer division by zero (a divisor in 'other' is 0)");
       }
-      kernel<T>(op, x);
+      if constexpr (requires { F::template run<T>(x); }) {
+        F::template run<T>(x);
+      } else {
+        using Out = std::conditional_t<F::kDtypes == BinaryDtypes::Logical, bool, T>;
+        loop<Out>(x, [](Acc<T> p, Acc<T> q) { return F::template apply<T>(p, q); });
+      }
     }
   });
   if (!direct) dst.copy_(out);
 }
 
+// div(a, b, rounding_mode) as its functor.
+template <class G>
+void with_div_mode(std::optional<std::string_view> rounding_mode, const G& go) {
+  switch (div_mode(rounding_mode)) {
+    case DivMode::True: go(DivTrue{}); return;
+    case DivMode::Trunc: go(DivTrunc{}); return;
+    case DivMode::Floor: go(DivFloor{}); return;
+  }
+}
+
+}  // namespace
+
 // ---- the kernels the YAML names ------------------------------------------------------------
 
 void div_out_mode_cpu(const Tensor& self, const Tensor& other,
                       std::optional<std::string_view> rounding_mode, const Tensor& out) {
-  (binary_op_cpu)(div_mode(rounding_mode), "div", self, other, out);
+  with_div_mode(rounding_mode, [&](auto f) {
+    binary_functor_cpu<decltype(f)>("div", self, other, out, [&] {
+      ::ember::native::div_out_mode_cpu(self, other, rounding_mode, out);
+    });
+  });
 }
 
 void div_scalar_mode_out_cpu(const Tensor& self, const Scalar& other,
                              std::optional<std::string_view> rounding_mode, const Tensor& out) {
-  (binary_op_cpu)(div_mode(rounding_mode), "div", self, other, out);
+  with_div_mode(rounding_mode, [&](auto f) {
+    binary_functor_cpu<decltype(f)>("div", self, other, out, [&] {
+      ::ember::native::div_scalar_mode_out_cpu(self, other, rounding_mode, out);
+    });
+  });
 }
 
 void pow_tensor_tensor_out_cpu(const Tensor& self, const Tensor& exponent, const Tensor& out) {
-  (binary_op_cpu)(BinaryOp::Pow, "pow", self, exponent, out);
+  binary_functor_cpu<Pow>("pow", self, exponent, out,
+                          [&] { ::ember::native::pow_tensor_tensor_out_cpu(self, exponent, out); });
 }
 
 void pow_tensor_scalar_out_cpu(const Tensor& self, const Scalar& exponent, const Tensor& out) {
@@ -596,7 +682,8 @@ void pow_tensor_scalar_out_cpu(const Tensor& self, const Scalar& exponent, const
     }
     return;
   }
-  (binary_op_cpu)(BinaryOp::Pow, "pow", self, exponent, out);
+  binary_functor_cpu<Pow>("pow", self, exponent, out,
+                          [&] { ::ember::native::pow_tensor_scalar_out_cpu(self, exponent, out); });
 }
 
 void pow_scalar_out_cpu(const Scalar& self, const Tensor& exponent, const Tensor& out) {
@@ -608,60 +695,68 @@ void pow_scalar_out_cpu(const Scalar& self, const Tensor& exponent, const Tensor
     out.fill_(1);
     return;
   }
-  (binary_op_cpu)(BinaryOp::Pow, "pow", self, exponent, out);
+  binary_functor_cpu<Pow>("pow", self, exponent, out,
+                          [&] { ::ember::native::pow_scalar_out_cpu(self, exponent, out); });
 }
 
-#define EMBER_BINARY_KERNEL(kernel, op, name)                                               \
+// The kernel `kernel` the YAML names, running functor F: Tensor and Tensor, Tensor and
+// number, and number and Tensor (which has no out= overload: it allocates its result here).
+#define EMBER_BINARY_KERNEL(kernel, F, name)                                                \
   void kernel(const Tensor& self, const Tensor& other, const Tensor& out) {                 \
-    (binary_op_cpu)(op, name, self, other, out);                                          \
+    binary_functor_cpu<F>(name, self, other, out,                                           \
+                          [&] { ::ember::native::kernel(self, other, out); });              \
   }
-#define EMBER_SCALAR_KERNEL(kernel, op, name)                                               \
+#define EMBER_SCALAR_KERNEL(kernel, F, name)                                                \
   void kernel(const Tensor& self, const Scalar& other, const Tensor& out) {                 \
-    (binary_op_cpu)(op, name, self, other, out);                                          \
+    binary_functor_cpu<F>(name, self, other, out,                                           \
+                          [&] { ::ember::native::kernel(self, other, out); });              \
   }
-// The number-first forms have no out= overload: they allocate their result here.
-#define EMBER_SCALAR_TENSOR_KERNEL(kernel, op, name)                                        \
+#define EMBER_SCALAR_TENSOR_KERNEL(kernel, F, name)                                         \
   Tensor kernel(const Scalar& self, const Tensor& other) {                                  \
-    Tensor out = make_output(binary_op_meta(op, name, self, other), other.device());        \
-    (binary_op_cpu)(op, name, self, other, out);                                          \
+    if (kWideCpuCopy && !is_floating_point(binary_compute_type(F::kDtypes, name, self, other))) { \
+      return ::ember::native::kernel(self, other);                                          \
+    }                                                                                       \
+    Tensor out = make_output(binary_op_meta(F::kDtypes, name, self, other), other.device()); \
+    binary_functor_cpu<F>(name, self, other, out, [] {});                                   \
     return out;                                                                             \
   }
-EMBER_BINARY_KERNEL(floor_divide_out_cpu, BinaryOp::DivFloor, "floor_divide")
-EMBER_SCALAR_KERNEL(floor_divide_scalar_out_cpu, BinaryOp::DivFloor, "floor_divide")
-EMBER_BINARY_KERNEL(remainder_out_cpu, BinaryOp::Remainder, "remainder")
-EMBER_SCALAR_KERNEL(remainder_scalar_out_cpu, BinaryOp::Remainder, "remainder")
-EMBER_SCALAR_TENSOR_KERNEL(remainder_scalar_tensor_cpu, BinaryOp::Remainder, "remainder")
-EMBER_BINARY_KERNEL(fmod_out_cpu, BinaryOp::Fmod, "fmod")
-EMBER_SCALAR_KERNEL(fmod_scalar_out_cpu, BinaryOp::Fmod, "fmod")
-EMBER_BINARY_KERNEL(maximum_out_cpu, BinaryOp::Maximum, "maximum")
-EMBER_BINARY_KERNEL(minimum_out_cpu, BinaryOp::Minimum, "minimum")
-EMBER_BINARY_KERNEL(fmax_out_cpu, BinaryOp::Fmax, "fmax")
-EMBER_BINARY_KERNEL(fmin_out_cpu, BinaryOp::Fmin, "fmin")
-EMBER_BINARY_KERNEL(atan2_out_cpu, BinaryOp::Atan2, "atan2")
-EMBER_BINARY_KERNEL(hypot_out_cpu, BinaryOp::Hypot, "hypot")
-EMBER_BINARY_KERNEL(copysign_out_cpu, BinaryOp::Copysign, "copysign")
-EMBER_SCALAR_KERNEL(copysign_scalar_out_cpu, BinaryOp::Copysign, "copysign")
-EMBER_BINARY_KERNEL(bitwise_and_out_cpu, BinaryOp::BitAnd, "bitwise_and")
-EMBER_SCALAR_KERNEL(bitwise_and_scalar_out_cpu, BinaryOp::BitAnd, "bitwise_and")
-EMBER_SCALAR_TENSOR_KERNEL(bitwise_and_scalar_tensor_cpu, BinaryOp::BitAnd, "bitwise_and")
-EMBER_BINARY_KERNEL(bitwise_or_out_cpu, BinaryOp::BitOr, "bitwise_or")
-EMBER_SCALAR_KERNEL(bitwise_or_scalar_out_cpu, BinaryOp::BitOr, "bitwise_or")
-EMBER_SCALAR_TENSOR_KERNEL(bitwise_or_scalar_tensor_cpu, BinaryOp::BitOr, "bitwise_or")
-EMBER_BINARY_KERNEL(bitwise_xor_out_cpu, BinaryOp::BitXor, "bitwise_xor")
-EMBER_SCALAR_KERNEL(bitwise_xor_scalar_out_cpu, BinaryOp::BitXor, "bitwise_xor")
-EMBER_SCALAR_TENSOR_KERNEL(bitwise_xor_scalar_tensor_cpu, BinaryOp::BitXor, "bitwise_xor")
-EMBER_BINARY_KERNEL(bitwise_left_shift_out_cpu, BinaryOp::LeftShift, "bitwise_left_shift")
-EMBER_SCALAR_KERNEL(bitwise_left_shift_scalar_out_cpu, BinaryOp::LeftShift, "bitwise_left_shift")
-EMBER_SCALAR_TENSOR_KERNEL(bitwise_left_shift_scalar_tensor_cpu, BinaryOp::LeftShift,
+EMBER_BINARY_KERNEL(floor_divide_out_cpu, DivFloor, "floor_divide")
+EMBER_SCALAR_KERNEL(floor_divide_scalar_out_cpu, DivFloor, "floor_divide")
+EMBER_BINARY_KERNEL(remainder_out_cpu, Remainder, "remainder")
+EMBER_SCALAR_KERNEL(remainder_scalar_out_cpu, Remainder, "remainder")
+EMBER_SCALAR_TENSOR_KERNEL(remainder_scalar_tensor_cpu, Remainder, "remainder")
+EMBER_BINARY_KERNEL(fmod_out_cpu, Fmod, "fmod")
+EMBER_SCALAR_KERNEL(fmod_scalar_out_cpu, Fmod, "fmod")
+EMBER_BINARY_KERNEL(maximum_out_cpu, Maximum, "maximum")
+EMBER_BINARY_KERNEL(minimum_out_cpu, Minimum, "minimum")
+EMBER_BINARY_KERNEL(fmax_out_cpu, Fmax, "fmax")
+EMBER_BINARY_KERNEL(fmin_out_cpu, Fmin, "fmin")
+EMBER_BINARY_KERNEL(atan2_out_cpu, Atan2, "atan2")
+EMBER_BINARY_KERNEL(hypot_out_cpu, Hypot, "hypot")
+EMBER_BINARY_KERNEL(copysign_out_cpu, Copysign, "copysign")
+EMBER_BINARY_KERNEL(logaddexp_out_cpu, Logaddexp, "logaddexp")
+EMBER_SCALAR_KERNEL(copysign_scalar_out_cpu, Copysign, "copysign")
+EMBER_BINARY_KERNEL(bitwise_and_out_cpu, BitAnd, "bitwise_and")
+EMBER_SCALAR_KERNEL(bitwise_and_scalar_out_cpu, BitAnd, "bitwise_and")
+EMBER_SCALAR_TENSOR_KERNEL(bitwise_and_scalar_tensor_cpu, BitAnd, "bitwise_and")
+EMBER_BINARY_KERNEL(bitwise_or_out_cpu, BitOr, "bitwise_or")
+EMBER_SCALAR_KERNEL(bitwise_or_scalar_out_cpu, BitOr, "bitwise_or")
+EMBER_SCALAR_TENSOR_KERNEL(bitwise_or_scalar_tensor_cpu, BitOr, "bitwise_or")
+EMBER_BINARY_KERNEL(bitwise_xor_out_cpu, BitXor, "bitwise_xor")
+EMBER_SCALAR_KERNEL(bitwise_xor_scalar_out_cpu, BitXor, "bitwise_xor")
+EMBER_SCALAR_TENSOR_KERNEL(bitwise_xor_scalar_tensor_cpu, BitXor, "bitwise_xor")
+EMBER_BINARY_KERNEL(bitwise_left_shift_out_cpu, LeftShift, "bitwise_left_shift")
+EMBER_SCALAR_KERNEL(bitwise_left_shift_scalar_out_cpu, LeftShift, "bitwise_left_shift")
+EMBER_SCALAR_TENSOR_KERNEL(bitwise_left_shift_scalar_tensor_cpu, LeftShift,
                            "bitwise_left_shift")
-EMBER_BINARY_KERNEL(bitwise_right_shift_out_cpu, BinaryOp::RightShift, "bitwise_right_shift")
-EMBER_SCALAR_KERNEL(bitwise_right_shift_scalar_out_cpu, BinaryOp::RightShift,
+EMBER_BINARY_KERNEL(bitwise_right_shift_out_cpu, RightShift, "bitwise_right_shift")
+EMBER_SCALAR_KERNEL(bitwise_right_shift_scalar_out_cpu, RightShift,
                     "bitwise_right_shift")
-EMBER_SCALAR_TENSOR_KERNEL(bitwise_right_shift_scalar_tensor_cpu, BinaryOp::RightShift,
+EMBER_SCALAR_TENSOR_KERNEL(bitwise_right_shift_scalar_tensor_cpu, RightShift,
                            "bitwise_right_shift")
-EMBER_BINARY_KERNEL(logical_and_out_cpu, BinaryOp::LogicalAnd, "logical_and")
-EMBER_BINARY_KERNEL(logical_or_out_cpu, BinaryOp::LogicalOr, "logical_or")
-EMBER_BINARY_KERNEL(logical_xor_out_cpu, BinaryOp::LogicalXor, "logical_xor")
+EMBER_BINARY_KERNEL(logical_and_out_cpu, LogicalAnd, "logical_and")
+EMBER_BINARY_KERNEL(logical_or_out_cpu, LogicalOr, "logical_or")
+EMBER_BINARY_KERNEL(logical_xor_out_cpu, LogicalXor, "logical_xor")
 #undef EMBER_BINARY_KERNEL
 #undef EMBER_SCALAR_KERNEL
 #undef EMBER_SCALAR_TENSOR_KERNEL

@@ -19,11 +19,23 @@
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
-namespace {
 
-// Ops of the float family: real floating types, and complex ones when the op has a complex
-// form (Complex = true). EMBER_FLOAT_VEC_FN adds the Vectorized<T> form (Vectorized.h) that
-// float and double (and the 16-bit floats, through float) run through.
+#define EMBER_FLOAT_UNARY_KERNEL(op)                                        \
+  void op##_out_cpu(const Tensor& self, const Tensor& out) {                \
+    unary_run<op##_fn>(#op, float_result_type(self.dtype()), self, out);    \
+  }
+// As PyTorch: these ops write only into an out= of self's dtype.
+#define EMBER_SAME_UNARY_KERNEL(op)                                         \
+  void op##_out_cpu(const Tensor& self, const Tensor& out) {                \
+    EMBER_CHECK(out.dtype() == self.dtype(), #op "(): Found dtype ", out.dtype(), \
+                " but expected ", self.dtype(), " (out= must have self's dtype)"); \
+    unary_run<op##_fn>(#op, self.dtype(), self, out);                       \
+  }
+
+// Ops of the float family, one line each (the functor and its kernel): real floating types,
+// and complex ones when the op has a complex form (Complex = true). EMBER_FLOAT_VEC_FN adds
+// the Vectorized<T> form (Vectorized.h) that float and double (and the 16-bit floats,
+// through float) run through. Their meta is the YAML's `meta: float_unary_meta`.
 #define EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)         \
     template <class T>                                                      \
     static constexpr bool kSupports = kFloating<T> || (Complex && kIsComplex<T>); \
@@ -38,15 +50,21 @@ namespace {
       }                                                                     \
     }
 #define EMBER_FLOAT_FN(name, Complex, real_expr, complex_expr)              \
+  namespace {                                                               \
   struct name##_fn {                                                        \
     EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)             \
-  };
+  };                                                                        \
+  }                                                                         \
+  EMBER_FLOAT_UNARY_KERNEL(name)
 #define EMBER_FLOAT_VEC_FN(name, Complex, real_expr, complex_expr, vec_expr) \
+  namespace {                                                               \
   struct name##_fn {                                                        \
     EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)             \
     template <class V>                                                      \
     V vec(V x) const { return vec_expr; }                                   \
-  };
+  };                                                                        \
+  }                                                                         \
+  EMBER_FLOAT_UNARY_KERNEL(name)
 
 EMBER_FLOAT_VEC_FN(exp, true, std::exp(x), std::exp(x), vec::exp(x))
 EMBER_FLOAT_VEC_FN(exp2, true, std::exp2(x), std::exp(x * R(0.693147180559945309417232121458176568)), vec::exp2(x))
@@ -74,9 +92,15 @@ EMBER_FLOAT_VEC_FN(sigmoid, true, A(1) / (A(1) + std::exp(-x)), A(1) / (A(1) + s
 EMBER_FLOAT_VEC_FN(erf, false, std::erf(x), x, vec::erf(x))
 EMBER_FLOAT_VEC_FN(erfc, false, std::erfc(x), x, vec::erfc(x))
 EMBER_FLOAT_FN(reciprocal, true, A(1) / x, A(1) / x)
+EMBER_FLOAT_VEC_FN(deg2rad, false, x * A(0.017453292519943295), x, x * V(0.017453292519943295))
+EMBER_FLOAT_VEC_FN(rad2deg, false, x * A(57.29577951308232), x, x * V(57.29577951308232))
 #undef EMBER_FLOAT_VEC_FN
 #undef EMBER_FLOAT_FN_BODY
 #undef EMBER_FLOAT_FN
+#undef EMBER_FLOAT_UNARY_KERNEL
+
+namespace {
+
 
 struct abs_fn {
   // Bool has no abs in PyTorch; complex abs (real-valued) is abs_out_cpu's own loop.
@@ -147,43 +171,6 @@ Tensor predicate(const char* name, const Tensor& self, P p) {
 
 }  // namespace
 
-#define EMBER_FLOAT_UNARY_KERNEL(op)                                        \
-  void op##_out_cpu(const Tensor& self, const Tensor& out) {                \
-    unary_run<op##_fn>(#op, float_result_type(self.dtype()), self, out);    \
-  }
-// As PyTorch: these ops write only into an out= of self's dtype.
-#define EMBER_SAME_UNARY_KERNEL(op)                                         \
-  void op##_out_cpu(const Tensor& self, const Tensor& out) {                \
-    EMBER_CHECK(out.dtype() == self.dtype(), #op "(): Found dtype ", out.dtype(), \
-                " but expected ", self.dtype(), " (out= must have self's dtype)"); \
-    unary_run<op##_fn>(#op, self.dtype(), self, out);                       \
-  }
-
-EMBER_FLOAT_UNARY_KERNEL(exp)
-EMBER_FLOAT_UNARY_KERNEL(exp2)
-EMBER_FLOAT_UNARY_KERNEL(expm1)
-EMBER_FLOAT_UNARY_KERNEL(log)
-EMBER_FLOAT_UNARY_KERNEL(log2)
-EMBER_FLOAT_UNARY_KERNEL(log10)
-EMBER_FLOAT_UNARY_KERNEL(log1p)
-EMBER_FLOAT_UNARY_KERNEL(sqrt)
-EMBER_FLOAT_UNARY_KERNEL(rsqrt)
-EMBER_FLOAT_UNARY_KERNEL(sin)
-EMBER_FLOAT_UNARY_KERNEL(cos)
-EMBER_FLOAT_UNARY_KERNEL(tan)
-EMBER_FLOAT_UNARY_KERNEL(asin)
-EMBER_FLOAT_UNARY_KERNEL(acos)
-EMBER_FLOAT_UNARY_KERNEL(atan)
-EMBER_FLOAT_UNARY_KERNEL(sinh)
-EMBER_FLOAT_UNARY_KERNEL(cosh)
-EMBER_FLOAT_UNARY_KERNEL(tanh)
-EMBER_FLOAT_UNARY_KERNEL(asinh)
-EMBER_FLOAT_UNARY_KERNEL(acosh)
-EMBER_FLOAT_UNARY_KERNEL(atanh)
-EMBER_FLOAT_UNARY_KERNEL(sigmoid)
-EMBER_FLOAT_UNARY_KERNEL(erf)
-EMBER_FLOAT_UNARY_KERNEL(erfc)
-EMBER_FLOAT_UNARY_KERNEL(reciprocal)
 EMBER_SAME_UNARY_KERNEL(neg)
 EMBER_SAME_UNARY_KERNEL(sign)
 EMBER_SAME_UNARY_KERNEL(floor)
@@ -191,8 +178,8 @@ EMBER_SAME_UNARY_KERNEL(ceil)
 EMBER_SAME_UNARY_KERNEL(trunc)
 EMBER_SAME_UNARY_KERNEL(frac)
 EMBER_SAME_UNARY_KERNEL(round)
-#undef EMBER_FLOAT_UNARY_KERNEL
 #undef EMBER_SAME_UNARY_KERNEL
+
 
 void abs_out_cpu(const Tensor& self, const Tensor& out) {
   if (!is_complex(self.dtype())) {
