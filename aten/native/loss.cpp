@@ -1,38 +1,25 @@
-// Losses: the nll_loss kernels (forward and backward) and the composites built from ops
-// (cross_entropy_loss, mse, l1, smooth_l1, huber, binary cross entropy with and without
-// logits, kl_div, margin ranking, triplet margin, cosine embedding), whose gradients come
-// from the ops they call. `reduction` is PyTorch's enum: 0 none, 1 mean, 2 sum.
+// Losses: the composites built from ops (nll_loss, cross_entropy_loss, mse, l1, smooth_l1,
+// huber, binary cross entropy with and without logits, kl_div, margin ranking, triplet
+// margin, cosine embedding), whose gradients come from the ops they call, and the checks the
+// nll_loss kernels share (loss.h). The nll_loss loops are in cpu/loss.cpp. `reduction` is
+// PyTorch's enum: 0 none, 1 mean, 2 sum.
+#include "aten/native/loss.h"
+
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "aten/TensorOperators.h"
-#include "aten/native/Dispatch.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
-namespace {
-
-enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
 
 void check_reduction(const char* op, int64_t reduction) {
   EMBER_CHECK_VALUE(reduction >= kNone && reduction <= kSum, op, "(): 'reduction' must be 0 (none), "
                     "1 (mean) or 2 (sum), but got ", reduction);
 }
-
-Tensor reduce(const Tensor& loss, int64_t reduction) {
-  if (reduction == kMean) return loss.mean();
-  if (reduction == kSum) return loss.sum();
-  return loss;
-}
-
-// The (N, C, S) walk of an nll_loss input [C], [N, C] or [N, C, d1, ...], its target
-// checked against it: [], [N] or [N, d1, ...] of int64 or uint8.
-struct NllShape {
-  int64_t n = 1, c = 1, s = 1;
-};
 
 NllShape nll_shape(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight) {
   EMBER_CHECK(self.dim() >= 1, "nll_loss(): expected 'self' of 1 or more dimensions, but got 0");
@@ -66,75 +53,8 @@ NllShape nll_shape(const Tensor& self, const Tensor& target, const std::optional
   return sh;
 }
 
-// The targets as int64, each checked to be a class or ignore_index.
-Tensor nll_targets(const Tensor& target, int64_t classes, int64_t ignore_index) {
-  Tensor t = target.to(ScalarType::Long).contiguous();
-  const int64_t* p = static_cast<const int64_t*>(t.data_ptr());
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    EMBER_CHECK_INDEX(p[i] == ignore_index || (p[i] >= 0 && p[i] < classes), "Target ", p[i],
-                      " is out of bounds.");
-  }
-  return t;
-}
-
-template <class F>
-void dispatch_loss_type(ScalarType dt, const char* op, F&& f) {
-  EMBER_CHECK_NOT_IMPLEMENTED(dt == ScalarType::Float || dt == ScalarType::Double, op,
-                              "(): not implemented for dtype ", dt);
-  if (dt == ScalarType::Float) f(TypeTag<float>{});
-  else f(TypeTag<double>{});
-}
-
-}  // namespace
-
-std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor& target,
-                                                const std::optional<Tensor>& weight, int64_t reduction,
-                                                int64_t ignore_index) {
-  check_reduction("nll_loss", reduction);
-  const NllShape sh = nll_shape(self, target, weight);
-  const Tensor t = nll_targets(target, sh.c, ignore_index);
-  const Tensor x = self.contiguous();
-  const bool has_w = weight && weight->defined();
-  const Tensor w = has_w ? weight->contiguous() : Tensor();
-  Tensor out = reduction == kNone ? ember::empty(target.sizes(), self.options())
-                                  : ember::empty({}, self.options());
-  Tensor total = ember::empty({}, self.options());
-  dispatch_loss_type(self.scalar_type(), "nll_loss", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* px = static_cast<const T*>(x.data_ptr());
-    const T* pw = has_w ? static_cast<const T*>(w.data_ptr()) : nullptr;
-    const int64_t* pt = static_cast<const int64_t*>(t.data_ptr());
-    T* po = static_cast<T*>(out.data_ptr());
-    double sum = 0, wsum = 0;
-    for (int64_t n = 0; n < sh.n; ++n) {
-      for (int64_t s = 0; s < sh.s; ++s) {
-        const int64_t i = n * sh.s + s, cls = pt[i];
-        if (cls == ignore_index) {
-          if (reduction == kNone) po[i] = T(0);
-          continue;
-        }
-        const T wi = pw ? pw[cls] : T(1);
-        const T li = -wi * px[(n * sh.c + cls) * sh.s + s];
-        if (reduction == kNone) po[i] = li;
-        sum += static_cast<double>(li);
-        wsum += static_cast<double>(wi);
-      }
-    }
-    // PyTorch reports a total weight of 0 when a batch is not reduced (a 1-d input's
-    // single term keeps its weight).
-    *static_cast<T*>(total.data_ptr()) = static_cast<T>(reduction == kNone && self.dim() > 1 ? 0.0 : wsum);
-    if (reduction == kSum) *po = static_cast<T>(sum);
-    if (reduction == kMean) *po = static_cast<T>(sum / wsum);  // 0/0: NaN, as PyTorch
-  });
-  return {out, total};
-}
-
-Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, const Tensor& target,
-                             const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
-                             const Tensor& total_weight) {
-  check_reduction("nll_loss_backward", reduction);
-  const NllShape sh = nll_shape(self, target, weight);
-  const Tensor t = nll_targets(target, sh.c, ignore_index);
+void check_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                             const Tensor& total_weight, int64_t reduction) {
   EMBER_CHECK(reduction == kNone ? grad_output.sizes() == target.sizes() : grad_output.numel() == 1,
               "nll_loss_backward(): expected 'grad_output' of shape ",
               reduction == kNone ? target.sizes() : IntArrayRef(), ", but got ",
@@ -142,29 +62,17 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
   EMBER_CHECK(grad_output.scalar_type() == self.scalar_type() && total_weight.scalar_type() == self.scalar_type(),
               "nll_loss_backward(): expected 'grad_output' and 'total_weight' of self's dtype ",
               self.scalar_type(), ", but got ", grad_output.scalar_type(), " and ", total_weight.scalar_type());
-  const bool has_w = weight && weight->defined();
-  const Tensor w = has_w ? weight->contiguous() : Tensor();
-  const Tensor g = grad_output.contiguous();
-  Tensor gi = ember::zeros(self.sizes(), self.options());
-  dispatch_loss_type(self.scalar_type(), "nll_loss_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* pw = has_w ? static_cast<const T*>(w.data_ptr()) : nullptr;
-    const int64_t* pt = static_cast<const int64_t*>(t.data_ptr());
-    const T* pg = static_cast<const T*>(g.data_ptr());
-    T* pi = static_cast<T*>(gi.data_ptr());
-    T scale = reduction == kNone ? T(1) : pg[0];
-    if (reduction == kMean) scale /= total_weight.to(self.scalar_type()).item().to<T>();
-    for (int64_t n = 0; n < sh.n; ++n) {
-      for (int64_t s = 0; s < sh.s; ++s) {
-        const int64_t i = n * sh.s + s, cls = pt[i];
-        if (cls == ignore_index) continue;
-        const T wi = pw ? pw[cls] : T(1);
-        pi[(n * sh.c + cls) * sh.s + s] = -wi * (reduction == kNone ? pg[i] : scale);
-      }
-    }
-  });
-  return gi;
 }
+
+namespace {
+
+Tensor reduce(const Tensor& loss, int64_t reduction) {
+  if (reduction == kMean) return loss.mean();
+  if (reduction == kSum) return loss.sum();
+  return loss;
+}
+
+}  // namespace
 
 Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                 int64_t reduction, int64_t ignore_index) {

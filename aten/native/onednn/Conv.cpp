@@ -10,7 +10,7 @@
 // tensors; channels_last activations run as they are (oneDNN's nhwc kernels) and the
 // result is channels_last, as PyTorch's. Channels_last inputs come here, and NCHW ones only
 // for small images (kSmallImage elements per channel at most): on large NCHW images the
-// reorders cost more than oneDNN saves and im2col + GEMM (convolution.cpp) is faster
+// reorders cost more than oneDNN saves and im2col + GEMM (cpu/convolution.cpp) is faster
 // (benchmarks/README.md, "Convolution"), while on small ones the GEMM path's per-sample
 // work dominates (a 4x4 image: 670 us against oneDNN's 145 for the demo CNN's second
 // convolution). Those small NCHW convolutions also take their backward here (the input and
