@@ -31,7 +31,7 @@ enum class BinaryDtypes {
   Ordered,   ///< no complex (maximum, fmin...; RuntimeError, as PyTorch)
   ToFloat,   ///< no complex; integral and bool compute in the default float dtype (atan2)
   Floating,  ///< floating dtypes only (hypot)
-  Inexact,   ///< floating and complex dtypes (logaddexp)
+  Inexact,   ///< floating and complex dtypes
   Bitwise,   ///< integral or bool
   Integral,  ///< integral only (shifts)
   Logical,   ///< any; the result is bool

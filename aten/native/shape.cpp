@@ -702,6 +702,7 @@ Tensor triangle_indices(const char* op, int64_t row, int64_t col, int64_t offset
   const ScalarType t = dtype.value_or(ScalarType::Long);
   EMBER_CHECK_NOT_IMPLEMENTED(t == ScalarType::Long || t == ScalarType::Int, op, "(): expected "
                               "'dtype' int64 or int32, but got ", t);
+  // The row indices, then the column indices, in one list: [2, n] once a tensor.
   std::vector<int64_t> rows, cols;
   for (int64_t r = 0; r < row; ++r) {
     const int64_t lo = lower ? 0 : std::max<int64_t>(0, r + offset);
@@ -717,10 +718,8 @@ Tensor triangle_indices(const char* op, int64_t row, int64_t col, int64_t offset
   }
   EMBER_CHECK_NOT_IMPLEMENTED(!device || device->type() == DeviceType::CPU, op, "(): only the cpu and "
                               "meta devices are supported so far, but got ", *device);
-  Tensor out = ember::empty({2, n}, TensorOptions().dtype(ScalarType::Long));
-  int64_t* p = static_cast<int64_t*>(out.data_ptr());
-  std::copy(rows.begin(), rows.end(), p);
-  std::copy(cols.begin(), cols.end(), p + n);
+  rows.insert(rows.end(), cols.begin(), cols.end());
+  const Tensor out = ember::tensor(rows, TensorOptions().dtype(ScalarType::Long)).view({2, n});
   return t == ScalarType::Long ? out : out.to(t);
 }
 

@@ -26,7 +26,7 @@ TensorMeta float_unary_meta(const char* op, const Tensor& self) {
 
 TensorMeta float_real_unary_meta(const char* op, const Tensor& self) {
   EMBER_CHECK(!is_complex(self.dtype()), op, " is not supported for complex tensors.");
-  // PyTorch's deg2rad and rad2deg are a mul by a number: an empty self keeps its strides.
+  // PyTorch computes these ops as a mul by a number: an empty self keeps its strides.
   return like_self_meta(self, float_result_type(self.dtype()), op);
 }
 

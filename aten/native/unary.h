@@ -13,7 +13,7 @@ ScalarType float_result_type(ScalarType t);
 
 /// The meta of an op of the float family (exp, sin...): self's shape, float_result_type.
 TensorMeta float_unary_meta(const char* op, const Tensor& self);
-/// float_unary_meta for an op without a complex form (deg2rad...): RuntimeError for complex;
+/// float_unary_meta for an op without a complex form: RuntimeError for complex;
 /// an empty self keeps its strides (like_self_meta).
 TensorMeta float_real_unary_meta(const char* op, const Tensor& self);
 /// The meta of an op whose result has self's dtype (floor, sign...).
