@@ -21,14 +21,13 @@
 #include "aten/TensorOperators.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
+#include "c10/core/Reduction.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
 namespace {
-
-enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
 
 // Where each sample's targets lie in the int64 copy of `targets`.
 struct CtcLayout {
@@ -259,8 +258,9 @@ namespace {
 
 Tensor ctc_loss_impl(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                      IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
-  EMBER_CHECK_VALUE(reduction >= kNone && reduction <= kSum, "ctc_loss(): expected reduction 0 (none), 1 (mean) "
-                    "or 2 (sum), but got ", reduction);
+  EMBER_CHECK_VALUE(reduction >= Reduction::None && reduction <= Reduction::Sum,
+                    "ctc_loss(): expected reduction 0 (none), 1 (mean) or 2 (sum), but got ",
+                    reduction);
   // An unbatched (T, C) input is a batch of one.
   const bool batched = log_probs.dim() == 3;
   const Tensor lp = batched ? log_probs : log_probs.unsqueeze(1);
@@ -269,12 +269,12 @@ Tensor ctc_loss_impl(const Tensor& log_probs, const Tensor& targets, IntArrayRef
   if (zero_infinity) {
     res = ember::where(res.eq(std::numeric_limits<double>::infinity()), ember::zeros({}, res.options()), res);
   }
-  if (reduction == kMean) {
+  if (reduction == Reduction::Mean) {
     Tensor lengths = ember::empty({static_cast<int64_t>(target_lengths.size())}, TensorOptions().dtype(ScalarType::Long));
     std::copy(target_lengths.begin(), target_lengths.end(), static_cast<int64_t*>(lengths.data_ptr()));
     return (res / lengths.to(res.scalar_type()).clamp_min(1)).mean();
   }
-  if (reduction == kSum) return res.sum();
+  if (reduction == Reduction::Sum) return res.sum();
   return batched ? res : res.squeeze(0);
 }
 

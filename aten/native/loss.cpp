@@ -1,13 +1,15 @@
 // Losses: the nll_loss kernels (forward and backward) and the composites built from ops
 // (cross_entropy_loss, mse, l1, smooth_l1, huber, binary cross entropy with and without
 // logits, kl_div, margin ranking, triplet margin, cosine embedding), whose gradients come
-// from the ops they call. `reduction` is PyTorch's enum: 0 none, 1 mean, 2 sum.
+// from the ops they call. `reduction` is a Reduction (c10/core/Reduction.h): 0 none, 1 mean,
+// 2 sum, as PyTorch's.
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "aten/TensorOperators.h"
 #include "aten/native/Dispatch.h"
+#include "c10/core/Reduction.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
@@ -15,16 +17,15 @@
 namespace ember::native {
 namespace {
 
-enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
-
 void check_reduction(const char* op, int64_t reduction) {
-  EMBER_CHECK_VALUE(reduction >= kNone && reduction <= kSum, op, "(): 'reduction' must be 0 (none), "
+  EMBER_CHECK_VALUE(reduction >= Reduction::None && reduction <= Reduction::Sum, op,
+                    "(): 'reduction' must be 0 (none), "
                     "1 (mean) or 2 (sum), but got ", reduction);
 }
 
 Tensor reduce(const Tensor& loss, int64_t reduction) {
-  if (reduction == kMean) return loss.mean();
-  if (reduction == kSum) return loss.sum();
+  if (reduction == Reduction::Mean) return loss.mean();
+  if (reduction == Reduction::Sum) return loss.sum();
   return loss;
 }
 
@@ -96,7 +97,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
   const Tensor x = self.contiguous();
   const bool has_w = weight && weight->defined();
   const Tensor w = has_w ? weight->contiguous() : Tensor();
-  Tensor out = reduction == kNone ? ember::empty(target.sizes(), self.options())
+  Tensor out = reduction == Reduction::None ? ember::empty(target.sizes(), self.options())
                                   : ember::empty({}, self.options());
   Tensor total = ember::empty({}, self.options());
   dispatch_loss_type(self.scalar_type(), "nll_loss", [&](auto tag) {
@@ -110,21 +111,22 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
       for (int64_t s = 0; s < sh.s; ++s) {
         const int64_t i = n * sh.s + s, cls = pt[i];
         if (cls == ignore_index) {
-          if (reduction == kNone) po[i] = T(0);
+          if (reduction == Reduction::None) po[i] = T(0);
           continue;
         }
         const T wi = pw ? pw[cls] : T(1);
         const T li = -wi * px[(n * sh.c + cls) * sh.s + s];
-        if (reduction == kNone) po[i] = li;
+        if (reduction == Reduction::None) po[i] = li;
         sum += static_cast<double>(li);
         wsum += static_cast<double>(wi);
       }
     }
     // PyTorch reports a total weight of 0 when a batch is not reduced (a 1-d input's
     // single term keeps its weight).
-    *static_cast<T*>(total.data_ptr()) = static_cast<T>(reduction == kNone && self.dim() > 1 ? 0.0 : wsum);
-    if (reduction == kSum) *po = static_cast<T>(sum);
-    if (reduction == kMean) *po = static_cast<T>(sum / wsum);  // 0/0: NaN, as PyTorch
+    const bool unreduced_batch = reduction == Reduction::None && self.dim() > 1;
+    *static_cast<T*>(total.data_ptr()) = static_cast<T>(unreduced_batch ? 0.0 : wsum);
+    if (reduction == Reduction::Sum) *po = static_cast<T>(sum);
+    if (reduction == Reduction::Mean) *po = static_cast<T>(sum / wsum);  // 0/0: NaN, as PyTorch
   });
   return {out, total};
 }
@@ -135,9 +137,10 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
   check_reduction("nll_loss_backward", reduction);
   const NllShape sh = nll_shape(self, target, weight);
   const Tensor t = nll_targets(target, sh.c, ignore_index);
-  EMBER_CHECK(reduction == kNone ? grad_output.sizes() == target.sizes() : grad_output.numel() == 1,
+  EMBER_CHECK(reduction == Reduction::None ? grad_output.sizes() == target.sizes()
+                                           : grad_output.numel() == 1,
               "nll_loss_backward(): expected 'grad_output' of shape ",
-              reduction == kNone ? target.sizes() : IntArrayRef(), ", but got ",
+              reduction == Reduction::None ? target.sizes() : IntArrayRef(), ", but got ",
               grad_output.sizes());
   EMBER_CHECK(grad_output.scalar_type() == self.scalar_type() && total_weight.scalar_type() == self.scalar_type(),
               "nll_loss_backward(): expected 'grad_output' and 'total_weight' of self's dtype ",
@@ -152,14 +155,14 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
     const int64_t* pt = static_cast<const int64_t*>(t.data_ptr());
     const T* pg = static_cast<const T*>(g.data_ptr());
     T* pi = static_cast<T*>(gi.data_ptr());
-    T scale = reduction == kNone ? T(1) : pg[0];
-    if (reduction == kMean) scale /= total_weight.to(self.scalar_type()).item().to<T>();
+    T scale = reduction == Reduction::None ? T(1) : pg[0];
+    if (reduction == Reduction::Mean) scale /= total_weight.to(self.scalar_type()).item().to<T>();
     for (int64_t n = 0; n < sh.n; ++n) {
       for (int64_t s = 0; s < sh.s; ++s) {
         const int64_t i = n * sh.s + s, cls = pt[i];
         if (cls == ignore_index) continue;
         const T wi = pw ? pw[cls] : T(1);
-        pi[(n * sh.c + cls) * sh.s + s] = -wi * (reduction == kNone ? pg[i] : scale);
+        pi[(n * sh.c + cls) * sh.s + s] = -wi * (reduction == Reduction::None ? pg[i] : scale);
       }
     }
   });
@@ -198,8 +201,8 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
     Tensor tgt = label_smoothing > 0 ? target * (1 - label_smoothing) + label_smoothing / classes : target;
     Tensor prod = logp * tgt;
     if (has_w) prod = prod * wb;
-    if (reduction == kNone) return -prod.sum(IntArrayRef(class_dim));
-    if (reduction == kSum) return -prod.sum();
+    if (reduction == Reduction::None) return -prod.sum(IntArrayRef(class_dim));
+    if (reduction == Reduction::Sum) return -prod.sum();
     return -prod.sum() / (static_cast<double>(self.numel()) / static_cast<double>(std::max<int64_t>(classes, 1)));
   }
   const Tensor nll = ember::nll_loss(logp, target, weight, reduction, ignore_index);
@@ -208,9 +211,9 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
   Tensor smooth = -(has_w ? logp * wb : logp).sum(IntArrayRef(class_dim));
   smooth = smooth.masked_fill(ignore, 0.0);
   Tensor ret;
-  if (reduction == kNone) {
+  if (reduction == Reduction::None) {
     ret = smooth;
-  } else if (reduction == kSum) {
+  } else if (reduction == Reduction::Sum) {
     ret = smooth.sum();
   } else if (has_w) {
     const Tensor kept = target.masked_select(ignore.logical_not()).flatten();
