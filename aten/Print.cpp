@@ -294,16 +294,6 @@ class Printer {
 
 // ---- _str_intern --------------------------------------------------------------------------
 
-// str(tuple(t.shape)): "(2, 3)", "(4,)", "()".
-std::string shape_str(IntArrayRef sizes) {
-  std::string s = "(";
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(sizes[i]);
-  }
-  return s + (sizes.size() == 1 ? ",)" : ")");
-}
-
 // _add_suffixes: ", suffix" on the last line while it fits the line width, else a new line.
 std::string add_suffixes(std::string text, const std::vector<std::string>& suffixes,
                          int64_t indent, int64_t linewidth) {
@@ -372,17 +362,19 @@ std::string to_string(const Tensor& t, const PrintOptions& options) {
   if (!t.device().is_cpu()) {
     // Meta tensors have no values. Other devices print the same way until copies to the
     // CPU exist (PyTorch prints their values).
-    suffixes.push_back("size=" + shape_str(t.sizes()));
+    suffixes.push_back("size=" + shape_str(t.sizes(), ShapeStyle::Tuple));
     if (dtype != get_default_dtype()) suffixes.push_back(dtype_suffix);
     body = "...";
   } else if (t.numel() == 0) {
     // Like NumPy, the shape shows when it is not (0,), and so does the dtype (even int64,
     // which no element can imply).
-    if (t.dim() != 1) suffixes.push_back("size=" + shape_str(t.sizes()));
+    if (t.dim() != 1) suffixes.push_back("size=" + shape_str(t.sizes(), ShapeStyle::Tuple));
     if (dtype != get_default_dtype()) suffixes.push_back(dtype_suffix);
     body = "[]";
   } else {
-    if (options.edgeitems == 0) suffixes.push_back("size=" + shape_str(t.sizes()));
+    if (options.edgeitems == 0) {
+      suffixes.push_back("size=" + shape_str(t.sizes(), ShapeStyle::Tuple));
+    }
     // PyTorch omits the default dtype of each kind (get_default_dtype(), float32 unless set).
     const bool default_dtype = dtype == get_default_dtype() ||
                                dtype == get_default_complex_dtype() ||

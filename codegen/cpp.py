@@ -71,14 +71,26 @@ def canonical_return(schema: Schema) -> str:
     return return_type(schema, kernel=False)
 
 
+# The C++ enumerators of the enum-like defaults; their values (and the parser's reading of
+# the same names) live in C++ only: c10/core/Reduction.h, MemoryFormat.h, Layout.h and
+# ScalarType.cpp's scalar_type_names() (Note [Typed defaults] in c10/dispatch/FunctionSchema.h).
+# c10/core/Tensor.h includes those headers, so every generated declaration can name them.
+_REDUCTIONS = {"Mean": "Reduction::Mean", "Sum": "Reduction::Sum"}
+_DTYPES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "short": "Short", "int32": "Int",
+           "int": "Int", "int64": "Long", "long": "Long", "float16": "Half", "half": "Half",
+           "float32": "Float", "float": "Float", "float64": "Double", "double": "Double",
+           "complex64": "ComplexFloat", "cfloat": "ComplexFloat", "complex128": "ComplexDouble",
+           "cdouble": "ComplexDouble", "bool": "Bool", "bfloat16": "BFloat16"}
 _ENUM_DEFAULTS = {
-    "Mean": "1", "Sum": "2", "contiguous_format": "MemoryFormat::Contiguous",
-    "preserve_format": "MemoryFormat::Preserve", "channels_last": "MemoryFormat::ChannelsLast",
-    "strided": "Layout::Strided",
+    "int": _REDUCTIONS, "SymInt": _REDUCTIONS,
+    "MemoryFormat": {"contiguous_format": "MemoryFormat::Contiguous",
+                     "preserve_format": "MemoryFormat::Preserve",
+                     "channels_last": "MemoryFormat::ChannelsLast",
+                     "channels_last_3d": "MemoryFormat::ChannelsLast3d"},
+    "Layout": {"strided": "Layout::Strided", "sparse_coo": "Layout::Sparse",
+               "sparse_csr": "Layout::SparseCsr", "_mkldnn": "Layout::Mkldnn"},
+    "ScalarType": {name: f"ScalarType::{e}" for name, e in _DTYPES.items()},
 }
-_DTYPES = {"float": "Float", "double": "Double", "long": "Long", "int": "Int", "bool": "Bool",
-           "half": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
-           "int64": "Long", "int32": "Int", "uint8": "Byte"}
 
 
 def default_value(a: Argument) -> str:
@@ -99,10 +111,8 @@ def default_value(a: Argument) -> str:
         return "{" + ", ".join(items) + "}" if items else "{}"
     if t.base == "str":
         return '"' + d[1:-1].replace('"', '\\"') + '"'
-    if d in _ENUM_DEFAULTS:
-        return _ENUM_DEFAULTS[d]
-    if t.base == "ScalarType" and d in _DTYPES:
-        return f"ScalarType::{_DTYPES[d]}"
+    if d in _ENUM_DEFAULTS.get(t.base, {}):
+        return _ENUM_DEFAULTS[t.base][d]
     if d in ("inf", "-inf"):
         return ("-" if d.startswith("-") else "") + "std::numeric_limits<double>::infinity()"
     if d == "nan":

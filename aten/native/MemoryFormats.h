@@ -18,8 +18,7 @@ inline DimVector channels_last_order(MemoryFormat f) {
 inline void check_channels_last_rank(const char* op, MemoryFormat f, size_t ndim) {
   const size_t need = f == MemoryFormat::ChannelsLast ? 4 : 5;
   EMBER_CHECK(ndim == need, op, "(): required rank ", need, " tensor to use ",
-              f == MemoryFormat::ChannelsLast ? "channels_last" : "channels_last_3d",
-              " format, but got a ", ndim, "-d tensor");
+              memory_format_name(f), " format, but got a ", ndim, "-d tensor");
 }
 
 /// The strides of a dense tensor of `sizes` in format f (contiguous, channels_last or _3d).

@@ -9,6 +9,7 @@
 
 #include "aten/TensorFactories.h"
 #include "aten/TensorOperators.h"
+#include "c10/core/Reduction.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
@@ -79,12 +80,11 @@ void check_ctc_backward(const char* op, const CtcLayout& l, const Tensor& log_pr
 
 namespace {
 
-enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
 
 Tensor ctc_loss_impl(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                      IntArrayRef target_lengths, int64_t blank, int64_t reduction, bool zero_infinity) {
-  EMBER_CHECK_VALUE(reduction >= kNone && reduction <= kSum, "ctc_loss(): expected reduction 0 (none), 1 (mean) "
-                    "or 2 (sum), but got ", reduction);
+  EMBER_CHECK_VALUE(reduction >= Reduction::None && reduction <= Reduction::Sum,
+                    "ctc_loss(): expected reduction 0 (none), 1 (mean) or 2 (sum), but got ", reduction);
   // An unbatched (T, C) input is a batch of one.
   const bool batched = log_probs.dim() == 3;
   const Tensor lp = batched ? log_probs : log_probs.unsqueeze(1);
@@ -93,12 +93,12 @@ Tensor ctc_loss_impl(const Tensor& log_probs, const Tensor& targets, IntArrayRef
   if (zero_infinity) {
     res = ember::where(res.eq(std::numeric_limits<double>::infinity()), ember::zeros({}, res.options()), res);
   }
-  if (reduction == kMean) {
+  if (reduction == Reduction::Mean) {
     const Tensor lengths = ember::tensor(std::vector<int64_t>(target_lengths.begin(), target_lengths.end()),
                                          TensorOptions().dtype(ScalarType::Long));
     return (res / lengths.to(res.scalar_type()).clamp_min(1)).mean();
   }
-  if (reduction == kSum) return res.sum();
+  if (reduction == Reduction::Sum) return res.sum();
   return batched ? res : res.squeeze(0);
 }
 

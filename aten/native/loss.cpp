@@ -1,8 +1,8 @@
 // Losses: the composites built from ops (nll_loss, cross_entropy_loss, mse, l1, smooth_l1,
 // huber, binary cross entropy with and without logits, kl_div, margin ranking, triplet
 // margin, cosine embedding), whose gradients come from the ops they call, and the checks the
-// nll_loss kernels share (loss.h). The nll_loss loops are in cpu/loss.cpp. `reduction` is
-// PyTorch's enum: 0 none, 1 mean, 2 sum.
+// nll_loss kernels share (loss.h). The nll_loss loops are in cpu/loss.cpp. `reduction` is a
+// Reduction (c10/core/Reduction.h): 0 none, 1 mean, 2 sum, as PyTorch's.
 #include "aten/native/loss.h"
 
 #include <cmath>
@@ -17,7 +17,7 @@
 namespace ember::native {
 
 void check_reduction(const char* op, int64_t reduction) {
-  EMBER_CHECK_VALUE(reduction >= kNone && reduction <= kSum, op, "(): 'reduction' must be 0 (none), "
+  EMBER_CHECK_VALUE(reduction >= Reduction::None && reduction <= Reduction::Sum, op, "(): 'reduction' must be 0 (none), "
                     "1 (mean) or 2 (sum), but got ", reduction);
 }
 
@@ -55,9 +55,9 @@ NllShape nll_shape(const Tensor& self, const Tensor& target, const std::optional
 
 void check_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                              const Tensor& total_weight, int64_t reduction) {
-  EMBER_CHECK(reduction == kNone ? grad_output.sizes() == target.sizes() : grad_output.numel() == 1,
+  EMBER_CHECK(reduction == Reduction::None ? grad_output.sizes() == target.sizes() : grad_output.numel() == 1,
               "nll_loss_backward(): expected 'grad_output' of shape ",
-              reduction == kNone ? target.sizes() : IntArrayRef(), ", but got ",
+              reduction == Reduction::None ? target.sizes() : IntArrayRef(), ", but got ",
               grad_output.sizes());
   EMBER_CHECK(grad_output.scalar_type() == self.scalar_type() && total_weight.scalar_type() == self.scalar_type(),
               "nll_loss_backward(): expected 'grad_output' and 'total_weight' of self's dtype ",
@@ -67,8 +67,8 @@ void check_nll_loss_backward(const Tensor& grad_output, const Tensor& self, cons
 namespace {
 
 Tensor reduce(const Tensor& loss, int64_t reduction) {
-  if (reduction == kMean) return loss.mean();
-  if (reduction == kSum) return loss.sum();
+  if (reduction == Reduction::Mean) return loss.mean();
+  if (reduction == Reduction::Sum) return loss.sum();
   return loss;
 }
 
@@ -106,8 +106,8 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
     Tensor tgt = label_smoothing > 0 ? target * (1 - label_smoothing) + label_smoothing / classes : target;
     Tensor prod = logp * tgt;
     if (has_w) prod = prod * wb;
-    if (reduction == kNone) return -prod.sum(IntArrayRef(class_dim));
-    if (reduction == kSum) return -prod.sum();
+    if (reduction == Reduction::None) return -prod.sum(IntArrayRef(class_dim));
+    if (reduction == Reduction::Sum) return -prod.sum();
     return -prod.sum() / (static_cast<double>(self.numel()) / static_cast<double>(std::max<int64_t>(classes, 1)));
   }
   const Tensor nll = ember::nll_loss(logp, target, weight, reduction, ignore_index);
@@ -116,9 +116,9 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
   Tensor smooth = -(has_w ? logp * wb : logp).sum(IntArrayRef(class_dim));
   smooth = smooth.masked_fill(ignore, 0.0);
   Tensor ret;
-  if (reduction == kNone) {
+  if (reduction == Reduction::None) {
     ret = smooth;
-  } else if (reduction == kSum) {
+  } else if (reduction == Reduction::Sum) {
     ret = smooth.sum();
   } else if (has_w) {
     const Tensor kept = target.masked_select(ignore.logical_not()).flatten();

@@ -1,16 +1,14 @@
 #pragma once
-/// Shared by the loss composites and the nll_loss kernels: PyTorch's `reduction` enum and
-/// the checks of nll_loss's arguments that do not read tensor data.
+/// Shared by the loss composites and the nll_loss kernels: the checks of nll_loss's
+/// arguments that do not read tensor data. `reduction` is a Reduction (c10/core/Reduction.h).
 
 #include <cstdint>
 #include <optional>
 
+#include "c10/core/Reduction.h"
 #include "c10/core/Tensor.h"
 
 namespace ember::native {
-
-/// PyTorch's `reduction` argument: 0 none, 1 mean, 2 sum.
-enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
 
 /// ValueError unless `reduction` is 0 (none), 1 (mean) or 2 (sum).
 void check_reduction(const char* op, int64_t reduction);

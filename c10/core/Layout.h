@@ -2,15 +2,32 @@
 /// How a tensor's elements are laid out in memory.
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
+#include <string_view>
 
 namespace ember {
 
 /// A tensor's memory layout; each non-strided layout has backend keys of its own.
 enum class Layout : int8_t { Strided, Sparse, SparseCsr, Mkldnn };
 
-/// PyTorch's name: "torch.strided", "torch.sparse_coo", "torch.sparse_csr", "torch._mkldnn".
-inline const char* layout_name(Layout l) {
+/// The number of Layout values.
+inline constexpr int kNumLayouts = 4;
+
+/// The name in schema defaults (`layout=strided`) and in Python (`ember.strided`):
+/// "strided", "sparse_coo", "sparse_csr", "_mkldnn".
+constexpr const char* layout_short_name(Layout l) {
+  switch (l) {
+    case Layout::Strided: return "strided";
+    case Layout::Sparse: return "sparse_coo";
+    case Layout::SparseCsr: return "sparse_csr";
+    case Layout::Mkldnn: return "_mkldnn";
+  }
+  return "invalid";
+}
+
+/// PyTorch's name, for messages: "torch." and the short name ("torch.strided", ...).
+constexpr const char* layout_name(Layout l) {
   switch (l) {
     case Layout::Strided: return "torch.strided";
     case Layout::Sparse: return "torch.sparse_coo";
@@ -18,6 +35,15 @@ inline const char* layout_name(Layout l) {
     case Layout::Mkldnn: return "torch._mkldnn";
   }
   return "invalid";
+}
+
+/// The layout layout_short_name spells `name`, if any.
+constexpr std::optional<Layout> parse_layout(std::string_view name) {
+  for (int i = 0; i < kNumLayouts; ++i) {
+    const auto l = static_cast<Layout>(i);
+    if (name == layout_short_name(l)) return l;
+  }
+  return std::nullopt;
 }
 
 inline std::ostream& operator<<(std::ostream& os, Layout l) { return os << layout_name(l); }

@@ -14,9 +14,8 @@ const char* scalar_type_name(ScalarType t) {
   return (i >= 0 && i <= kNumScalarTypes) ? names[i] : "invalid";
 }
 
-std::optional<ScalarType> parse_scalar_type(std::string_view name) {
-  struct Alias { std::string_view name; ScalarType type; };
-  static constexpr Alias aliases[] = {
+std::span<const ScalarTypeName> scalar_type_names() {
+  static constexpr ScalarTypeName names[] = {
       {"uint8", ScalarType::Byte},    {"int8", ScalarType::Char},
       {"int16", ScalarType::Short},   {"short", ScalarType::Short},
       {"int32", ScalarType::Int},     {"int", ScalarType::Int},
@@ -28,8 +27,12 @@ std::optional<ScalarType> parse_scalar_type(std::string_view name) {
       {"complex128", ScalarType::ComplexDouble}, {"cdouble", ScalarType::ComplexDouble},
       {"bool", ScalarType::Bool},     {"bfloat16", ScalarType::BFloat16},
   };
-  for (const auto& a : aliases) {
-    if (a.name == name) return a.type;
+  return names;
+}
+
+std::optional<ScalarType> parse_scalar_type(std::string_view name) {
+  for (const ScalarTypeName& n : scalar_type_names()) {
+    if (n.name == name) return n.type;
   }
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string_view>
 
 #include "c10/macros/Export.h"
@@ -39,7 +40,14 @@ constexpr size_t itemsize(ScalarType t) {
 
 /// PyTorch's name: "float32", "int64", "complex64", "bool", ...
 EMBER_API const char* scalar_type_name(ScalarType t);
-/// The type named by a PyTorch name ("float32", "float", "long", "int64", ...), if any.
+/// One name of a dtype, as schema defaults (`dtype=long`) and Python (`ember.long`) spell it.
+struct ScalarTypeName {
+  const char* name;
+  ScalarType type;
+};
+/// Every dtype name: PyTorch's ("float32", "int64", ...) and their aliases ("float", "long").
+EMBER_API std::span<const ScalarTypeName> scalar_type_names();
+/// The type named by one of scalar_type_names() ("float32", "float", "long", ...), if any.
 EMBER_API std::optional<ScalarType> parse_scalar_type(std::string_view name);
 
 constexpr bool is_floating_point(ScalarType t) {

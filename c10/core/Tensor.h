@@ -9,6 +9,7 @@
 
 #include "c10/core/Generator.h"
 #include "c10/core/MemoryFormat.h"
+#include "c10/core/Reduction.h"  // named by generated defaults (codegen/cpp.py)
 #include "c10/core/Scalar.h"
 #include "c10/core/TensorImpl.h"
 

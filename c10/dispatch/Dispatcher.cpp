@@ -240,11 +240,11 @@ void OperatorHandle::call_boxed(Stack* stack) const {
                    " arguments, but got ", stack->size());
   // Validate everything (and fill defaults) before any kernel runs.
   for (size_t i = stack->size(); i < args.size(); ++i) {
-    EMBER_CHECK_TYPE(s->defaults[i].has_value(), op(), "(): missing argument '", args[i].name,
-                     "' (position ", i, ", type ", schema_type_str(args[i].type), "); expected ",
-                     args.size(), " arguments, but got ", stack->size());
+    EMBER_CHECK_TYPE(args[i].default_value.has_value(), op(), "(): missing argument '",
+                     args[i].name, "' (position ", i, ", type ", schema_type_str(args[i].type),
+                     "); expected ", args.size(), " arguments, but got ", stack->size());
   }
-  for (size_t i = stack->size(); i < args.size(); ++i) stack->push_back(*s->defaults[i]);
+  for (size_t i = stack->size(); i < args.size(); ++i) stack->push_back(*args[i].default_value);
   DispatchKeySet from_args;
   for (size_t i = 0; i < args.size(); ++i) {
     const IValue& v = (*stack)[i];

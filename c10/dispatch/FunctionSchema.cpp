@@ -5,6 +5,7 @@
 #include <charconv>
 #include <utility>
 
+#include "c10/dispatch/SchemaDefaults.h"
 #include "c10/util/Exception.h"
 
 namespace ember {
@@ -91,43 +92,8 @@ struct Token {
   size_t pos = 0;
 };
 
-/// What a default value looks like, before it is checked against the type.
-enum class Literal : uint8_t { Int, Float, Bool, None, Str, Ident };
-
-/// Whether a non-None literal can be the default of (an element of) type `base`.
-bool literal_fits(BaseType base, Literal lit) {
-  switch (base) {
-    case BaseType::Int:
-    case BaseType::SymInt:
-      // Enum-like ints such as `int reduction=Mean`.
-      return lit == Literal::Int || lit == Literal::Ident;
-    case BaseType::Float:
-    case BaseType::Complex:
-      return lit == Literal::Int || lit == Literal::Float;
-    case BaseType::Bool:
-      return lit == Literal::Bool;
-    case BaseType::Str:
-      return lit == Literal::Str;
-    case BaseType::Scalar:
-      return lit == Literal::Int || lit == Literal::Float || lit == Literal::Bool;
-    case BaseType::ScalarType:
-    case BaseType::Layout:
-    case BaseType::MemoryFormat:
-      // Spelled by name: `dtype=long`, `layout=strided`, `memory_format=contiguous_format`.
-      return lit == Literal::Ident;
-    case BaseType::Device:
-    case BaseType::Dimname:
-      return lit == Literal::Str || lit == Literal::Ident;
-    case BaseType::Any:
-      return true;
-    case BaseType::Tensor:
-    case BaseType::Generator:
-    case BaseType::Storage:
-    case BaseType::Stream:
-      return false;
-  }
-  return false;
-}
+using detail::literal_fits;
+using Literal = detail::SchemaLiteral;
 
 /// Recursive-descent parser over a one-token-lookahead lexer.
 class Parser {
@@ -142,6 +108,15 @@ class Parser {
     expect("->", "after the arguments");
     parse_returns(schema);
     if (tok_.kind != Tok::End) fail_here("expected the end of the schema after the returns");
+    return schema;
+  }
+
+  FunctionSchema parse_without_returns() {
+    FunctionSchema schema;
+    schema.name = parse_operator_name();
+    expect("(", "after the operator name");
+    parse_arguments(schema.arguments);
+    if (tok_.kind != Tok::End) fail_here("expected the end of the signature after the arguments");
     return schema;
   }
 
@@ -320,7 +295,7 @@ class Parser {
     if (is("=")) {
       if (is_return) fail_here("expected no default on a return");
       advance();
-      arg.default_text = parse_default(arg);
+      parse_default(arg);
     }
     return arg;
   }
@@ -385,16 +360,27 @@ class Parser {
     } while (accept("|"));
   }
 
-  /// Parses one default value, checks it against the argument's type, and returns it verbatim.
-  std::string parse_default(const Argument& arg) {
+  /// Parses one default value, checks it against the argument's type, and stores it verbatim
+  /// and as a value (Note [Typed defaults]).
+  void parse_default(Argument& arg) {
     const SchemaType& type = arg.type;
     const size_t start = tok_.pos;
     auto mismatch = [&](size_t pos, std::string_view got) {
       fail(pos, str("expected the default of '", arg.name, "' to fit its type '",
                     type_str(type, std::nullopt), "'"), got);
     };
+    // The value of a literal that fits the type, failing at pos when it names nothing.
+    auto value_of = [&](Literal lit, std::string_view text, size_t pos) {
+      detail::LiteralValue v = detail::literal_value(arg, lit, text);
+      if (!v.problem.empty()) fail(pos, v.problem, quote(text));
+      return std::move(v.value);
+    };
+    std::optional<IValue> value;
     if (accept("[")) {
       if (!type.is_list) mismatch(start, "a list");
+      std::vector<IValue> items;
+      bool boxable = true;  // no None element, and every element has a value
+      size_t count = 0;
       if (!accept("]")) {
         for (;;) {
           const size_t pos = tok_.pos;
@@ -402,11 +388,22 @@ class Parser {
           if (lit == Literal::None ? !type.elem_optional : !literal_fits(type.base, lit)) {
             mismatch(pos, quote(text));
           }
+          ++count;
+          std::optional<IValue> item;
+          if (lit != Literal::None) item = value_of(lit, text, pos);
+          boxable = boxable && item.has_value();
+          if (item) items.push_back(std::move(*item));
           if (accept(",")) continue;
           if (accept("]")) break;
           fail_here("expected ',' or ']' in the default list");
         }
       }
+      // `int[2] stride=[]` is PyTorch's "the op's own default"; any other length must be N.
+      if (type.list_size > 0 && count != 0 && count != static_cast<size_t>(type.list_size)) {
+        fail(start, str("expected the default of '", arg.name, "' to have ", type.list_size,
+                        " elements (or none)"), str(count));
+      }
+      if (boxable) value = detail::list_value(type.base, items);
     } else {
       const auto [lit, text] = parse_literal();
       if (lit == Literal::None) {
@@ -414,14 +411,20 @@ class Parser {
           fail(start, str("expected None to be the default only of an optional type (like '",
                           type_str(type, std::nullopt), "?')"));
         }
+        value = IValue();
       } else if (type.is_list) {
         // PyTorch lets a fixed-size list default to one element, repeated: `int[2] padding=0`.
         if (type.list_size < 0 || !literal_fits(type.base, lit)) mismatch(start, quote(text));
-      } else if (!literal_fits(type.base, lit)) {
-        mismatch(start, quote(text));
+        if (std::optional<IValue> item = value_of(lit, text, start)) {
+          value = detail::list_value(type.base, std::vector<IValue>(type.list_size, *item));
+        }
+      } else {
+        if (!literal_fits(type.base, lit)) mismatch(start, quote(text));
+        value = value_of(lit, text, start);
       }
     }
-    return std::string(text_.substr(start, prev_end_ - start));
+    arg.default_text = std::string(text_.substr(start, prev_end_ - start));
+    arg.default_value = std::move(value);
   }
 
   std::pair<Literal, std::string_view> parse_literal() {
@@ -483,6 +486,10 @@ std::string OperatorName::str() const {
 
 FunctionSchema FunctionSchema::parse(std::string_view text) {
   return Parser(text).parse_schema();
+}
+
+FunctionSchema FunctionSchema::parse_without_returns(std::string_view text) {
+  return Parser(text).parse_without_returns();
 }
 
 std::string FunctionSchema::str() const {

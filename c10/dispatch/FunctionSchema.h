@@ -1,6 +1,7 @@
 #pragma once
 /// An operator's signature in PyTorch's schema grammar, parsed losslessly:
-/// `str(FunctionSchema::parse(s)) == s` for every well-formed schema s.
+/// `str(FunctionSchema::parse(s)) == s` for every well-formed schema s. The one schema model:
+/// the dispatcher, boxed calls and the Python argument parser all read it, defaults included.
 
 #include <cstdint>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "c10/core/IValue.h"
 #include "c10/macros/Export.h"
 
 namespace ember {
@@ -59,8 +61,25 @@ struct EMBER_API Argument {
   SchemaType type;
   std::optional<AliasInfo> alias;     ///< written right after the base type name.
   std::optional<std::string> default_text;  ///< the default exactly as written, e.g. "1e-05".
+  /// The default as a value of the argument's type (Note [Typed defaults]); nullopt without a
+  /// default, and for a default of a type no IValue holds.
+  std::optional<IValue> default_value;
   bool kwarg_only = false;            ///< declared after `*`.
 };
+
+// Note [Typed defaults]: FunctionSchema::parse reads each default into the IValue a boxed
+// call passes for it, by the argument's type: `float eps=1` is the double 1.0, `float a=-inf`
+// and `nan` are doubles, `Scalar alpha=1` the int 1 and `Scalar b=0.5` a double, `int[2] p=1`
+// the list [1, 1] (one element for all N), `int[1] dim=[]` the empty list, `str s='it\'s'`
+// the string without quotes or escapes, `ScalarType dtype=long` a ScalarType (the names of
+// scalar_type_names()), `Layout layout=strided` a Layout (layout_short_name), `MemoryFormat
+// m=contiguous_format` the format as an int (memory_format_name; boxed calls pass formats
+// as ints, as PyTorch's), `int reduction=Mean` the int of Reduction::Mean
+// (reduction_schema_name), `Device d="cpu"` a Device, and None an IValue of None. A default
+// that names nothing (`dtype=foo`, `reduction=Average`), overflows, or gives a fixed-size
+// list a wrong length is a parse error naming the argument. Defaults of the types no IValue
+// holds have no value (nullopt) and are only printed: Dimname, and lists other than int[],
+// float[], bool[] and Tensor[] (or with None elements, `Tensor?[] l=[None]`).
 
 /// A parsed schema: `name.overload(args) -> returns`.
 struct EMBER_API FunctionSchema {
@@ -73,6 +92,9 @@ struct EMBER_API FunctionSchema {
 
   /// Parses a schema; throws ember::ValueError naming the column and showing a caret.
   static FunctionSchema parse(std::string_view text);
+  /// Parses `name(args)`, a schema without its `-> returns` (the Python bindings' signatures,
+  /// Note [Python signatures] in python/csrc/ArgParser.h); the result has no returns.
+  static FunctionSchema parse_without_returns(std::string_view text);
   /// Prints the schema back in canonical form (the form the parser accepts).
   std::string str() const;
   /// True when some argument is annotated as written to (`Tensor(a!)`).

@@ -1,127 +1,12 @@
 #include "c10/dispatch/OperatorEntry.h"
 
-#include <cmath>
-#include <cstdlib>
 #include <sstream>
 
-#include "c10/core/MemoryFormat.h"
 #include "c10/dispatch/Dispatcher.h"
 #include "c10/util/Exception.h"
 
 namespace ember {
 namespace {
-
-bool is_none_text(const std::string& t) { return t == "None"; }
-
-std::optional<int64_t> parse_int(std::string_view t) {
-  if (t.empty()) return std::nullopt;
-  std::string s(t);
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (end != s.c_str() + s.size()) return std::nullopt;
-  return static_cast<int64_t>(v);
-}
-
-std::optional<double> parse_double(std::string_view t) {
-  std::string s(t);
-  if (s == "inf") return HUGE_VAL;
-  if (s == "-inf") return -HUGE_VAL;
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::vector<std::string_view> split_list(std::string_view t) {
-  std::vector<std::string_view> items;
-  t.remove_prefix(1);
-  t.remove_suffix(1);
-  while (!t.empty()) {
-    auto comma = t.find(',');
-    std::string_view item = t.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    items.push_back(item);
-    if (comma == std::string_view::npos) break;
-    t.remove_prefix(comma + 1);
-  }
-  return items;
-}
-
-// The boxed form of a schema default, or nullopt where Ember cannot box it (the argument
-// is then required in boxed calls).
-std::optional<IValue> default_ivalue(const Argument& a) {
-  if (!a.default_text) return std::nullopt;
-  const std::string& t = *a.default_text;
-  if (is_none_text(t)) return IValue();
-  const SchemaType& ty = a.type;
-  if (ty.is_list) {
-    std::vector<std::string_view> items;
-    if (t.front() == '[') items = split_list(t);
-    else items.assign(ty.list_size > 0 ? ty.list_size : 1, std::string_view(t));
-    if (ty.base == BaseType::Int || ty.base == BaseType::SymInt) {
-      std::vector<int64_t> v;
-      for (auto item : items) {
-        auto i = parse_int(item);
-        if (!i) return std::nullopt;
-        v.push_back(*i);
-      }
-      return IValue(std::move(v));
-    }
-    if (ty.base == BaseType::Float) {
-      std::vector<double> v;
-      for (auto item : items) {
-        auto d = parse_double(item);
-        if (!d) return std::nullopt;
-        v.push_back(*d);
-      }
-      return IValue(std::move(v));
-    }
-    if (ty.base == BaseType::Bool) {
-      std::vector<bool> v;
-      for (auto item : items) v.push_back(item == "True");
-      return IValue(std::move(v));
-    }
-    return std::nullopt;
-  }
-  switch (ty.base) {
-    case BaseType::Int:
-    case BaseType::SymInt: {
-      if (auto i = parse_int(t)) return IValue(*i);
-      // PyTorch's enum-like int defaults (loss reductions).
-      if (t == "Mean") return IValue(int64_t{1});
-      if (t == "Sum") return IValue(int64_t{2});
-      return std::nullopt;
-    }
-    case BaseType::Float:
-      if (auto d = parse_double(t)) return IValue(*d);
-      return std::nullopt;
-    case BaseType::Bool: return IValue(t == "True");
-    case BaseType::Scalar:
-    case BaseType::Complex:
-      if (auto i = parse_int(t)) return IValue(*i);
-      if (auto d = parse_double(t)) return IValue(*d);
-      if (t == "True" || t == "False") return IValue(t == "True");
-      return std::nullopt;
-    case BaseType::Str:
-      if (t.size() >= 2 && (t.front() == '"' || t.front() == '\'')) {
-        return IValue(t.substr(1, t.size() - 2));
-      }
-      return std::nullopt;
-    case BaseType::ScalarType:
-      if (auto st = parse_scalar_type(t)) return IValue(*st);
-      return std::nullopt;
-    case BaseType::Layout:
-      if (t == "strided") return IValue(Layout::Strided);
-      return std::nullopt;
-    case BaseType::MemoryFormat:
-      if (t == "contiguous_format") return IValue(static_cast<int64_t>(MemoryFormat::Contiguous));
-      if (t == "preserve_format") return IValue(static_cast<int64_t>(MemoryFormat::Preserve));
-      if (t == "channels_last") return IValue(static_cast<int64_t>(MemoryFormat::ChannelsLast));
-      return std::nullopt;
-    default: return std::nullopt;
-  }
-}
 
 bool is_tensor_arg(const SchemaType& t) { return t.base == BaseType::Tensor; }
 
@@ -201,7 +86,6 @@ SchemaInfo::SchemaInfo(FunctionSchema s, std::string debug_)
   for (size_t i = 0; i < schema.arguments.size(); ++i) {
     const Argument& a = schema.arguments[i];
     if (is_tensor_arg(a.type)) tensor_args.push_back(static_cast<uint32_t>(i));
-    defaults.push_back(default_ivalue(a));
     accepted_tags.push_back(accepted_tag_mask(a.type));
   }
 }

@@ -26,8 +26,6 @@ struct EMBER_API SchemaInfo {
   std::string signature;
   /// Positions of Tensor, Tensor? and Tensor[] arguments (key extraction for boxed calls).
   std::vector<uint32_t> tensor_args;
-  /// Each argument's default as an IValue, where it has one Ember can box.
-  std::vector<std::optional<IValue>> defaults;
   /// Per argument, a bit per IValue::Tag it accepts (boxed calls check with one AND).
   std::vector<uint32_t> accepted_tags;
   /// Where it was defined ("file.cpp:12").

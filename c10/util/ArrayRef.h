@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <ostream>
+#include <string>
 #include <vector>
+
+#include "c10/macros/Export.h"
 
 namespace ember {
 
@@ -50,11 +53,22 @@ class ArrayRef {
 
 using IntArrayRef = ArrayRef<int64_t>;
 
+/// Writes "[2, 3]": the printer of shapes (and of any list) in messages.
 template <class T>
 std::ostream& operator<<(std::ostream& os, ArrayRef<T> a) {
   os << "[";
   for (size_t i = 0; i < a.size(); ++i) os << (i ? ", " : "") << a[i];
   return os << "]";
 }
+
+/// The spellings of a shape: operator<<'s, and the two PyTorch uses besides it.
+enum class ShapeStyle : uint8_t {
+  List,   ///< "[2, 3]", as operator<< writes it
+  Tuple,  ///< "(2, 3)", "(4,)", "()": Python's str(tuple(t.shape)), as reprs write it
+  Times,  ///< "2x3" ("()" for no sizes): PyTorch's matmul messages ("(2x3 and 4x5)")
+};
+
+/// A shape as text, in one of the spellings.
+EMBER_API std::string shape_str(ArrayRef<int64_t> sizes, ShapeStyle style = ShapeStyle::List);
 
 }  // namespace ember

@@ -1,38 +1,15 @@
 #include "python/csrc/ArgParser.h"
 
-#include <cmath>
 #include <limits>
 
 #include "aten/autograd/Variable.h"
+#include "c10/dispatch/FunctionSchema.h"
 #include "c10/util/Exception.h"
 #include "python/csrc/Exceptions.h"
 #include "python/csrc/PyTypes.h"
 
 namespace ember::python {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split_params(std::string_view s) {
-  std::vector<std::string_view> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || (s[i] == ',' && depth == 0)) {
-      if (!trim(s.substr(start, i - start)).empty()) out.push_back(trim(s.substr(start, i - start)));
-      start = i + 1;
-    } else if (s[i] == '[' || s[i] == '(') {
-      ++depth;
-    } else if (s[i] == ']' || s[i] == ')') {
-      --depth;
-    }
-  }
-  return out;
-}
 
 bool is_int_like(PyObject* o) {
   if (PyLong_Check(o)) return !PyBool_Check(o);
@@ -141,71 +118,80 @@ const char* type_description(const Param& p) {
   return "?";
 }
 
-// A Python object for a schema default (Note [Python signatures]).
-PyObject* default_object(const Param& p, std::string_view text) {
-  const std::string s(text);
-  if (s == "None") return Py_NewRef(Py_None);
-  if (s == "True") return Py_NewRef(Py_True);
-  if (s == "False") return Py_NewRef(Py_False);
-  switch (p.type) {
-    case ParamType::ScalarType: {
-      const auto t = parse_scalar_type(s);
-      EMBER_INTERNAL_ASSERT(t.has_value(), "unknown dtype default ", s);
-      return Py_NewRef(dtype_object(*t));
+// A tuple of the list's elements, each made by `item`.
+template <class T, class F>
+PyObject* tuple_of(const std::vector<T>& items, F item) {
+  PyObject* tup = checked(PyTuple_New(static_cast<Py_ssize_t>(items.size())));
+  for (size_t i = 0; i < items.size(); ++i) {
+    PyObject* o = item(items[i]);
+    if (!o) {
+      Py_DECREF(tup);
+      throw PythonError();
     }
-    case ParamType::MemoryFormat: {
-      const MemoryFormat m = s == "contiguous_format" ? MemoryFormat::Contiguous
-                             : s == "channels_last"   ? MemoryFormat::ChannelsLast
-                                                      : MemoryFormat::Preserve;
-      return Py_NewRef(memory_format_object(m));
-    }
-    case ParamType::Layout: return Py_NewRef(layout_object(Layout::Strided));
-    case ParamType::String: return PyUnicode_FromStringAndSize(s.data() + 1, static_cast<Py_ssize_t>(s.size()) - 2);
-    case ParamType::IntList: case ParamType::FloatList: {
-      if (s.front() != '[') {
-        PyObject* one = p.type == ParamType::IntList ? PyLong_FromString(s.c_str(), nullptr, 10)
-                                                     : PyFloat_FromDouble(std::stod(s));
-        PyObject* tup = PyTuple_New(std::max(p.list_size, 1));
-        for (int i = 0; i < std::max(p.list_size, 1); ++i) PyTuple_SET_ITEM(tup, i, Py_NewRef(one));
-        Py_DECREF(one);
-        return tup;
-      }
-      const auto items = split_params(std::string_view(s).substr(1, s.size() - 2));
-      PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(items.size()));
-      for (size_t i = 0; i < items.size(); ++i) {
-        const std::string item(items[i]);
-        PyTuple_SET_ITEM(tup, static_cast<Py_ssize_t>(i),
-                         p.type == ParamType::IntList ? PyLong_FromString(item.c_str(), nullptr, 10)
-                                                      : PyFloat_FromDouble(std::stod(item)));
-      }
-      return tup;
-    }
-    default: break;
+    PyTuple_SET_ITEM(tup, static_cast<Py_ssize_t>(i), o);
   }
-  if (s == "inf") return PyFloat_FromDouble(std::numeric_limits<double>::infinity());
-  if (s == "-inf") return PyFloat_FromDouble(-std::numeric_limits<double>::infinity());
-  if (s == "nan") return PyFloat_FromDouble(std::numeric_limits<double>::quiet_NaN());
-  if (s == "Mean") return PyLong_FromLong(1);
-  if (s == "Sum") return PyLong_FromLong(2);
-  if (s.find_first_of(".e") != std::string::npos || p.type == ParamType::Float) {
-    return PyFloat_FromDouble(std::stod(s));
-  }
-  return PyLong_FromString(s.c_str(), nullptr, 10);
+  return tup;
 }
 
-ParamType param_type(std::string_view base, bool is_list) {
-  if (base == "Tensor") return is_list ? ParamType::TensorList : ParamType::Tensor;
-  if (base == "int" || base == "SymInt") return is_list ? ParamType::IntList : ParamType::Int;
-  if (base == "float") return is_list ? ParamType::FloatList : ParamType::Float;
-  if (base == "Scalar") return ParamType::Scalar;
-  if (base == "bool") return is_list ? ParamType::BoolList : ParamType::Bool;
-  if (base == "ScalarType") return ParamType::ScalarType;
-  if (base == "Layout") return ParamType::Layout;
-  if (base == "Device") return ParamType::Device;
-  if (base == "MemoryFormat") return ParamType::MemoryFormat;
-  if (base == "Generator") return ParamType::Generator;
-  if (base == "str") return ParamType::String;
-  EMBER_INTERNAL_ASSERT(false, "unknown parameter type ", base);
+// The Python object of a schema default, from its typed value (Note [Typed defaults] in
+// c10/dispatch/FunctionSchema.h).
+PyObject* default_object(const Param& p, const IValue& v) {
+  using Tag = IValue::Tag;
+  switch (v.tag()) {
+    case Tag::None: return Py_NewRef(Py_None);
+    case Tag::Bool: return PyBool_FromLong(v.to_bool());
+    case Tag::Int:
+      // Boxed calls pass memory formats as ints; Python passes ember.memory_format objects.
+      if (p.type == ParamType::MemoryFormat) {
+        return Py_NewRef(memory_format_object(static_cast<MemoryFormat>(v.to_int())));
+      }
+      return PyLong_FromLongLong(v.to_int());
+    case Tag::Double: return PyFloat_FromDouble(v.to_double());
+    case Tag::String: {
+      const std::string& s = v.to_string();
+      return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+    }
+    case Tag::ScalarType: return Py_NewRef(dtype_object(v.to_scalar_type()));
+    case Tag::Layout: return Py_NewRef(layout_object(v.to_layout()));
+    case Tag::Device: return device_object(v.to_device());
+    case Tag::IntList:
+      return tuple_of(v.to_int_list(), [](int64_t i) { return PyLong_FromLongLong(i); });
+    case Tag::DoubleList:
+      return tuple_of(v.to_double_list(), [](double d) { return PyFloat_FromDouble(d); });
+    case Tag::BoolList:
+      return tuple_of(v.to_bool_list(), [](bool b) { return PyBool_FromLong(b); });
+    case Tag::TensorList:
+      return tuple_of(v.to_tensor_list(), [](const Tensor& t) { return wrap(t); });
+    default: break;
+  }
+  EMBER_INTERNAL_ASSERT(false, "no Python default for parameter '", p.name, "' of value ",
+                        v.repr());
+  return nullptr;
+}
+
+// The parameter kind of a schema type (Note [Python signatures]).
+ParamType param_type(const SchemaType& t, std::string_view text) {
+  EMBER_INTERNAL_ASSERT(!t.elem_optional, "unsupported parameter type in ", text);
+  switch (t.base) {
+    case BaseType::Tensor: return t.is_list ? ParamType::TensorList : ParamType::Tensor;
+    case BaseType::Int:
+    case BaseType::SymInt: return t.is_list ? ParamType::IntList : ParamType::Int;
+    case BaseType::Float: return t.is_list ? ParamType::FloatList : ParamType::Float;
+    case BaseType::Bool: return t.is_list ? ParamType::BoolList : ParamType::Bool;
+    default: break;
+  }
+  EMBER_INTERNAL_ASSERT(!t.is_list, "unsupported parameter type in ", text);
+  switch (t.base) {
+    case BaseType::Scalar: return ParamType::Scalar;
+    case BaseType::ScalarType: return ParamType::ScalarType;
+    case BaseType::Layout: return ParamType::Layout;
+    case BaseType::Device: return ParamType::Device;
+    case BaseType::MemoryFormat: return ParamType::MemoryFormat;
+    case BaseType::Generator: return ParamType::Generator;
+    case BaseType::Str: return ParamType::String;
+    default: break;
+  }
+  EMBER_INTERNAL_ASSERT(false, "unsupported parameter type ", base_type_name(t.base), " in ", text);
   return ParamType::Tensor;
 }
 
@@ -228,49 +214,27 @@ std::string describe_call(PyObject* const* args, Py_ssize_t nargs, PyObject* kwn
 }  // namespace
 
 Signature::Signature(std::string_view text) : text_(text) {
-  const size_t open = text.find('(');
-  name_ = std::string(text.substr(0, open));
-  const std::string_view body = text.substr(open + 1, text.rfind(')') - open - 1);
-  bool kwarg_only = false;
-  for (std::string_view part : split_params(body)) {
-    if (part == "*") {
-      kwarg_only = true;
-      continue;
-    }
+  // The schema grammar, without returns: one parser for schemas and Python signatures.
+  const FunctionSchema schema = FunctionSchema::parse_without_returns(text);
+  name_ = schema.name.name;
+  for (const Argument& a : schema.arguments) {
     Param p;
-    std::string_view decl = part;
-    std::string_view def;
-    if (const size_t eq = part.find('='); eq != std::string_view::npos) {
-      decl = trim(part.substr(0, eq));
-      def = trim(part.substr(eq + 1));
-    }
-    const size_t space = decl.rfind(' ');
-    std::string_view type = decl.substr(0, space);
-    p.name = std::string(decl.substr(space + 1));
-    p.type_text = std::string(type);
-    p.kwarg_only = kwarg_only;
-    if (type.back() == '?') {
-      p.allow_none = true;
-      type.remove_suffix(1);
-    }
-    bool is_list = false;
-    if (const size_t br = type.find('['); br != std::string_view::npos) {
-      is_list = true;
-      const std::string_view n = type.substr(br + 1, type.size() - br - 2);
-      p.list_size = n.empty() ? 0 : std::stoi(std::string(n));
-      type = type.substr(0, br);
-    }
-    p.type = param_type(type, is_list);
-    if (!def.empty()) {
-      if (def == "None") p.allow_none = true;
-      p.default_value = default_object(p, def);
+    p.name = a.name;
+    p.kwarg_only = a.kwarg_only;
+    p.allow_none = a.type.optional;
+    p.list_size = a.type.is_list && a.type.list_size > 0 ? static_cast<int>(a.type.list_size) : 0;
+    p.type = param_type(a.type, text);
+    if (a.default_text) {
+      EMBER_INTERNAL_ASSERT(a.default_value.has_value(), "no value for the default of '", a.name,
+                            "' in ", text);
+      p.default_value = default_object(p, *a.default_value);
       if (!p.default_value) throw PythonError();
     }
     p.py_name = PyUnicode_InternFromString(p.name.c_str());
     if (p.name.size() > 1 && p.name.back() == '_') {
       p.py_alias = PyUnicode_InternFromString(p.name.substr(0, p.name.size() - 1).c_str());
     }
-    if (!kwarg_only) ++max_positional_;
+    if (!a.kwarg_only) ++max_positional_;
     params_.push_back(std::move(p));
   }
   EMBER_INTERNAL_ASSERT(params_.size() <= kMaxParams, "too many parameters in ", text);

@@ -3,9 +3,11 @@
 /// built once from Python signatures (the YAML schemas, with `out=` merged in), matching
 /// vectorcall arguments to the first signature they fit.
 ///
-/// Note [Python signatures]: a signature is "name(Type name[=default], ..., *, ...)" with
-/// the schema types Tensor, Tensor?, Tensor[], Scalar, int, int[], int[N], float, float[],
-/// bool, str, ScalarType, Layout, Device, MemoryFormat, Generator (each may end in `?`).
+/// Note [Python signatures]: a signature is a schema without returns, "name(Type
+/// name[=default], ..., *, ...)", parsed by FunctionSchema::parse_without_returns (the one
+/// schema grammar) with its defaults typed there (Note [Typed defaults]); the types are
+/// Tensor, Tensor?, Tensor[], Scalar, int, int[], int[N], float, float[], bool, bool[N], str,
+/// ScalarType, Layout, Device, MemoryFormat, Generator (each may end in `?`).
 /// An int[] that is the only positional parameter also takes its ints as varargs
 /// (`zeros(2, 3)`); an int[N] also takes one int for all N. A name the generator spelt
 /// with a trailing `_` (a Python keyword: `from_`) is also accepted without it
@@ -42,7 +44,6 @@ struct Param {
   bool kwarg_only = false;
   int list_size = 0;                 // N of int[N]
   std::string name;
-  std::string type_text;             // as written, for messages
   PyObject* py_name = nullptr;       // interned
   PyObject* py_alias = nullptr;      // `from` for `from_` (Python keywords), interned
   PyObject* default_value = nullptr; // owned; null when required
@@ -50,6 +51,7 @@ struct Param {
 
 class EMBER_API Signature {
  public:
+  /// Parses a signature (Note [Python signatures]); builds its defaults' Python objects once.
   explicit Signature(std::string_view text);
   /// Fills dst (params().size() borrowed references) and returns true when the arguments
   /// fit; otherwise returns false, with the reason in *why when why is not null.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "aten/PhiloxGenerator.h"
+#include "c10/core/Reduction.h"
 #include "c10/util/Exception.h"
 #include "python/csrc/Exceptions.h"
 
@@ -48,28 +49,23 @@ PyMethodDef dtype_methods[] = {{"__reduce__", dtype_reduce, METH_NOARGS, nullptr
 
 // ---- layout and memory_format -----------------------------------------------------------
 
-PyLayout layouts[4];
-constexpr const char* kLayoutNames[] = {"strided", "sparse_coo", "sparse_csr", "_mkldnn"};
-PyMemoryFormat memory_formats[4];
-constexpr const char* kMemoryFormatNames[] = {"contiguous_format", "preserve_format",
-                                              "channels_last", "channels_last_3d"};
+PyLayout layouts[kNumLayouts];
+PyMemoryFormat memory_formats[kNumMemoryFormats];
 
-PyObject* layout_repr(PyObject* self) {
-  return PyUnicode_FromFormat(
-      "ember.%s", kLayoutNames[static_cast<int>(reinterpret_cast<PyLayout*>(self)->layout)]);
+const char* layout_of(PyObject* self) {
+  return layout_short_name(reinterpret_cast<PyLayout*>(self)->layout);
 }
+const char* memory_format_of(PyObject* self) {
+  return memory_format_name(reinterpret_cast<PyMemoryFormat*>(self)->memory_format);
+}
+
+PyObject* layout_repr(PyObject* self) { return PyUnicode_FromFormat("ember.%s", layout_of(self)); }
 PyObject* memory_format_repr(PyObject* self) {
-  return PyUnicode_FromFormat(
-      "ember.%s",
-      kMemoryFormatNames[static_cast<int>(reinterpret_cast<PyMemoryFormat*>(self)->memory_format)]);
+  return PyUnicode_FromFormat("ember.%s", memory_format_of(self));
 }
-PyObject* layout_reduce(PyObject* self, PyObject*) {
-  return PyUnicode_FromString(
-      kLayoutNames[static_cast<int>(reinterpret_cast<PyLayout*>(self)->layout)]);
-}
+PyObject* layout_reduce(PyObject* self, PyObject*) { return PyUnicode_FromString(layout_of(self)); }
 PyObject* memory_format_reduce(PyObject* self, PyObject*) {
-  return PyUnicode_FromString(
-      kMemoryFormatNames[static_cast<int>(reinterpret_cast<PyMemoryFormat*>(self)->memory_format)]);
+  return PyUnicode_FromString(memory_format_of(self));
 }
 PyMethodDef layout_methods[] = {{"__reduce__", layout_reduce, METH_NOARGS, nullptr},
                                 {nullptr, nullptr, 0, nullptr}};
@@ -376,30 +372,33 @@ void init_types(PyObject* module) {
   add("Generator", reinterpret_cast<PyObject*>(&GeneratorType));
   add("Size", reinterpret_cast<PyObject*>(&SizeType));
 
-  struct Name { const char* name; ScalarType t; };
-  static constexpr Name names[] = {
-      {"uint8", ScalarType::Byte},   {"int8", ScalarType::Char},   {"int16", ScalarType::Short},
-      {"short", ScalarType::Short},  {"int32", ScalarType::Int},   {"int", ScalarType::Int},
-      {"int64", ScalarType::Long},   {"long", ScalarType::Long},   {"float16", ScalarType::Half},
-      {"half", ScalarType::Half},    {"float32", ScalarType::Float}, {"float", ScalarType::Float},
-      {"float64", ScalarType::Double}, {"double", ScalarType::Double},
-      {"complex64", ScalarType::ComplexFloat}, {"cfloat", ScalarType::ComplexFloat},
-      {"complex128", ScalarType::ComplexDouble}, {"cdouble", ScalarType::ComplexDouble},
-      {"bool", ScalarType::Bool},    {"bfloat16", ScalarType::BFloat16}};
   for (int i = 0; i < kNumScalarTypes; ++i) {
     PyObject* o = reinterpret_cast<PyObject*>(&dtypes[i]);
     PyObject_Init(o, &DtypeType);
     dtypes[i].scalar_type = static_cast<ScalarType>(i);
   }
-  for (const Name& n : names) add(n.name, dtype_object(n.t));
-  for (int i = 0; i < 4; ++i) {
+  for (const ScalarTypeName& n : scalar_type_names()) add(n.name, dtype_object(n.type));
+  for (int i = 0; i < kNumLayouts; ++i) {
     PyObject_Init(reinterpret_cast<PyObject*>(&layouts[i]), &LayoutType);
     layouts[i].layout = static_cast<Layout>(i);
-    add(kLayoutNames[i], reinterpret_cast<PyObject*>(&layouts[i]));
+    add(layout_short_name(layouts[i].layout), reinterpret_cast<PyObject*>(&layouts[i]));
+  }
+  for (int i = 0; i < kNumMemoryFormats; ++i) {
     PyObject_Init(reinterpret_cast<PyObject*>(&memory_formats[i]), &MemoryFormatType);
     memory_formats[i].memory_format = static_cast<MemoryFormat>(i);
-    add(kMemoryFormatNames[i], reinterpret_cast<PyObject*>(&memory_formats[i]));
+    add(memory_format_name(memory_formats[i].memory_format),
+        reinterpret_cast<PyObject*>(&memory_formats[i]));
   }
+  // ember.nn.functional's `reduction=` strings, as the ints the loss schemas take.
+  PyObject* reductions = checked(PyDict_New());
+  for (int64_t r = 0; r < kNumReductions; ++r) {
+    PyObject* value = checked(PyLong_FromLongLong(r));
+    const int rc = PyDict_SetItemString(reductions, reduction_name(r), value);
+    Py_DECREF(value);
+    if (rc < 0) throw PythonError();
+  }
+  add("_reductions", reductions);
+  Py_DECREF(reductions);
   PyObject* g = generator_object(default_generator(ember::DeviceType::CPU));
   add("default_generator", g);
   Py_DECREF(g);

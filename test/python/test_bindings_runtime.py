@@ -173,6 +173,16 @@ def test_three_file_path_reaches_python():
         ember.scratch_axpy(a, ember.ones(3))
 
 
+def test_typed_defaults_reach_python():
+    # The Python parser's defaults come from the schema's typed defaults (c10's FunctionSchema):
+    # [reduction, memory_format, dtype, pad[0], pad[1]] as the kernel received them.
+    scratch_library()
+    x = ember.ones(2)
+    assert ember.scratch_defaults(x).tolist() == [1, 0, 4, 1, 1]
+    assert ember.scratch_defaults(x, 2, memory_format=ember.channels_last, dtype=ember.float64,
+                                  pad=(3, 4)).tolist() == [2, 2, 7, 3, 4]
+
+
 def test_operator_slots_follow_the_table():
     from ember._tensor import OPERATOR_SLOTS, _install_operators
     # Every slot whose op exists is installed on ember.Tensor; the others are absent, so

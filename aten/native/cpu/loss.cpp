@@ -46,7 +46,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
   const Tensor x = self.contiguous();
   const bool has_w = weight && weight->defined();
   const Tensor w = has_w ? weight->contiguous() : Tensor();
-  Tensor out = reduction == kNone ? ember::empty(target.sizes(), self.options())
+  Tensor out = reduction == Reduction::None ? ember::empty(target.sizes(), self.options())
                                   : ember::empty({}, self.options());
   Tensor total = ember::empty({}, self.options());
   dispatch_loss_type(self.scalar_type(), "nll_loss", [&](auto tag) {
@@ -60,21 +60,21 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
       for (int64_t s = 0; s < sh.s; ++s) {
         const int64_t i = n * sh.s + s, cls = pt[i];
         if (cls == ignore_index) {
-          if (reduction == kNone) po[i] = T(0);
+          if (reduction == Reduction::None) po[i] = T(0);
           continue;
         }
         const T wi = pw ? pw[cls] : T(1);
         const T li = -wi * px[(n * sh.c + cls) * sh.s + s];
-        if (reduction == kNone) po[i] = li;
+        if (reduction == Reduction::None) po[i] = li;
         sum += static_cast<double>(li);
         wsum += static_cast<double>(wi);
       }
     }
     // PyTorch reports a total weight of 0 when a batch is not reduced (a 1-d input's
     // single term keeps its weight).
-    *static_cast<T*>(total.data_ptr()) = static_cast<T>(reduction == kNone && self.dim() > 1 ? 0.0 : wsum);
-    if (reduction == kSum) *po = static_cast<T>(sum);
-    if (reduction == kMean) *po = static_cast<T>(sum / wsum);  // 0/0: NaN, as PyTorch
+    *static_cast<T*>(total.data_ptr()) = static_cast<T>(reduction == Reduction::None && self.dim() > 1 ? 0.0 : wsum);
+    if (reduction == Reduction::Sum) *po = static_cast<T>(sum);
+    if (reduction == Reduction::Mean) *po = static_cast<T>(sum / wsum);  // 0/0: NaN, as PyTorch
   });
   return {out, total};
 }
@@ -96,14 +96,14 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
     const int64_t* pt = static_cast<const int64_t*>(t.data_ptr());
     const T* pg = static_cast<const T*>(g.data_ptr());
     T* pi = static_cast<T*>(gi.data_ptr());
-    T scale = reduction == kNone ? T(1) : pg[0];
-    if (reduction == kMean) scale /= total_weight.to(self.scalar_type()).item().to<T>();
+    T scale = reduction == Reduction::None ? T(1) : pg[0];
+    if (reduction == Reduction::Mean) scale /= total_weight.to(self.scalar_type()).item().to<T>();
     for (int64_t n = 0; n < sh.n; ++n) {
       for (int64_t s = 0; s < sh.s; ++s) {
         const int64_t i = n * sh.s + s, cls = pt[i];
         if (cls == ignore_index) continue;
         const T wi = pw ? pw[cls] : T(1);
-        pi[(n * sh.c + cls) * sh.s + s] = -wi * (reduction == kNone ? pg[i] : scale);
+        pi[(n * sh.c + cls) * sh.s + s] = -wi * (reduction == Reduction::None ? pg[i] : scale);
       }
     }
   });

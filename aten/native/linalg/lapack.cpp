@@ -29,12 +29,6 @@ namespace {
 // column-major r x c matrices with leading dimension r, and returns results as transposed
 // views of such buffers: column-major results, as PyTorch returns them.
 
-std::string shape_str(IntArrayRef s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return "[" + out + "]";
-}
-
 void check_dtype(const char* op, const char* arg, const Tensor& t) {
   const ScalarType dt = t.scalar_type();
   EMBER_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, op, "(): expected '", arg,
@@ -50,7 +44,7 @@ void check_matrix(const char* op, const char* arg, const Tensor& t) {
 void check_square(const char* op, const char* arg, const Tensor& t) {
   check_matrix(op, arg, t);
   EMBER_CHECK(t.size(-1) == t.size(-2), op, "(): expected '", arg, "' to be a batch of square "
-              "matrices, but got shape ", shape_str(t.sizes()));
+              "matrices, but got shape ", t.sizes());
 }
 
 void check_same_dtype(const char* op, const Tensor& a, const char* an, const Tensor& b, const char* bn) {
@@ -70,7 +64,7 @@ std::vector<int64_t> broadcast_batch(const char* op, const Tensor& a, const char
   if (y.size() < x.size()) y.insert(y.begin(), x.size() - y.size(), 1);
   for (size_t i = 0; i < x.size(); ++i) {
     EMBER_CHECK(x[i] == y[i] || x[i] == 1 || y[i] == 1, op, "(): the batch dimensions of '", an,
-                "' ", shape_str(a.sizes()), " and '", bn, "' ", shape_str(b.sizes()),
+                "' ", a.sizes(), " and '", bn, "' ", b.sizes(),
                 " do not broadcast");
     x[i] = x[i] == 1 ? y[i] : x[i];
   }

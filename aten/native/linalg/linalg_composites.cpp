@@ -16,12 +16,6 @@
 namespace ember::native {
 namespace {
 
-std::string shape_str(IntArrayRef s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return "[" + out + "]";
-}
-
 void check_matrix(const char* op, const char* arg, const Tensor& t) {
   EMBER_CHECK(t.dim() >= 2, op, "(): expected '", arg, "' to have at least 2 dimensions, but got a ",
               t.dim(), "-d tensor");
@@ -33,7 +27,7 @@ void check_matrix(const char* op, const char* arg, const Tensor& t) {
 void check_square(const char* op, const char* arg, const Tensor& t) {
   check_matrix(op, arg, t);
   EMBER_CHECK(t.size(-1) == t.size(-2), op, "(): expected '", arg, "' to be a batch of square "
-              "matrices, but got shape ", shape_str(t.sizes()));
+              "matrices, but got shape ", t.sizes());
 }
 
 Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
@@ -79,9 +73,9 @@ std::pair<int64_t, int64_t> matrix_norm_dims(const Tensor& A, IntArrayRef dim) {
   const ScalarType dt = A.scalar_type();
   EMBER_CHECK(is_floating_point(dt) || is_complex(dt), op, "(): expected 'self' to be a floating point "
               "or complex tensor, but got ", dt);
-  EMBER_CHECK(dim.size() == 2, op, "(): expected 'dim' to be a 2-tuple, but got ", shape_str(dim));
+  EMBER_CHECK(dim.size() == 2, op, "(): expected 'dim' to be a 2-tuple, but got ", dim);
   const int64_t d0 = wrap_dim(op, "dim", dim[0], A.dim()), d1 = wrap_dim(op, "dim", dim[1], A.dim());
-  EMBER_CHECK(d0 != d1, op, "(): expected 'dim' to hold two different dims, but got ", shape_str(dim));
+  EMBER_CHECK(d0 != d1, op, "(): expected 'dim' to hold two different dims, but got ", dim);
   return {d0, d1};
 }
 
@@ -156,7 +150,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& self, cons
   const Tensor B = vector ? b.unsqueeze(-1) : b;
   const int64_t m = self.size(-2), n = self.size(-1);
   EMBER_CHECK(B.size(-2) == m, op, "(): expected 'b' to have ", m, " rows (self.size(-2)), but got shape ",
-              shape_str(b.sizes()));
+              b.sizes());
   const TensorOptions options = self.options();
   Tensor X, S, rank;
   if (self.numel() == 0) {

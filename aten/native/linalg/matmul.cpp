@@ -18,15 +18,9 @@
 namespace ember::native {
 namespace {
 
-std::string shape_str(IntArrayRef s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? "x" : "") + std::to_string(s[i]);
-  return out.empty() ? "()" : out;
-}
-
 void check_dim(const char* op, const char* arg, const Tensor& t, int64_t dim) {
   EMBER_CHECK(t.dim() == dim, op, "(): expected '", arg, "' to be a ", dim, "-d tensor, but got a ",
-              t.dim(), "-d tensor of shape [", shape_str(t.sizes()), "]");
+              t.dim(), "-d tensor of shape ", t.sizes());
 }
 
 void check_same_dtype(const char* op, const Tensor& a, const char* an, const Tensor& b, const char* bn) {
@@ -44,7 +38,8 @@ void check_out(const char* op, const Tensor& out, ScalarType dt, std::initialize
 // (3x4 and 5x6)").
 void check_mm_shapes(const char* op, const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.sizes()[a.dim() - 1] == b.sizes()[b.dim() - 2], op, "(): mat1 and mat2 shapes "
-              "cannot be multiplied (", shape_str(a.sizes()), " and ", shape_str(b.sizes()), ")");
+              "cannot be multiplied (", shape_str(a.sizes(), ShapeStyle::Times), " and ",
+              shape_str(b.sizes(), ShapeStyle::Times), ")");
 }
 
 // out (already sized [n, p]) = beta * out + alpha * a @ b for 2-d a and b.
@@ -61,7 +56,7 @@ void bmm_checks(const char* op, const Tensor& self, const Tensor& mat2) {
   check_same_dtype(op, self, "self", mat2, "mat2");
   EMBER_CHECK(self.sizes()[0] == mat2.sizes()[0] && self.sizes()[2] == mat2.sizes()[1], op,
               "(): expected 'mat2' of size [", self.sizes()[0], ", ", self.sizes()[2], ", *] for "
-              "'self' of size [", shape_str(self.sizes()), "], but got [", shape_str(mat2.sizes()), "]");
+              "'self' of size ", self.sizes(), ", but got ", mat2.sizes());
 }
 
 void mm_checks(const char* op, const Tensor& self, const Tensor& mat2, const char* an = "self",
@@ -79,8 +74,8 @@ Tensor addend(const char* op, const Tensor& self, IntArrayRef sizes) {
     const int64_t s = self.sizes()[self.dim() - i];
     ok = s == 1 || s == sizes[sizes.size() - i];
   }
-  EMBER_CHECK(ok, op, "(): 'self' of shape [", shape_str(self.sizes()), "] cannot be broadcast to the "
-              "product's shape [", shape_str(sizes), "]");
+  EMBER_CHECK(ok, op, "(): 'self' of shape ", self.sizes(), " cannot be broadcast to the "
+              "product's shape ", sizes);
   return self.expand(sizes);
 }
 
@@ -154,7 +149,7 @@ Tensor& addmm__cpu(Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   check_same_dtype("addmm_", self, "self", mat1, "mat1");
   EMBER_CHECK(self.dim() == 2 && self.sizes()[0] == mat1.sizes()[0] && self.sizes()[1] == mat2.sizes()[1],
               "addmm_(): expected 'self' of shape [", mat1.sizes()[0], ", ", mat2.sizes()[1],
-              "], but got [", shape_str(self.sizes()), "]");
+              "], but got ", self.sizes());
   check_output_overlap(self, {&mat1, &mat2});
   check_no_internal_overlap("addmm_", self.sizes(), self.strides());
   mm_into(self, mat1, mat2, alpha, beta);
@@ -183,8 +178,8 @@ Tensor& baddbmm__cpu(Tensor& self, const Tensor& batch1, const Tensor& batch2, c
   bmm_checks("baddbmm_", batch1, batch2);
   check_same_dtype("baddbmm_", self, "self", batch1, "batch1");
   const int64_t sizes[] = {batch1.sizes()[0], batch1.sizes()[1], batch2.sizes()[2]};
-  EMBER_CHECK(self.sizes() == IntArrayRef(sizes), "baddbmm_(): expected 'self' of shape [",
-              shape_str(sizes), "], but got [", shape_str(self.sizes()), "]");
+  EMBER_CHECK(self.sizes() == IntArrayRef(sizes), "baddbmm_(): expected 'self' of shape ",
+              IntArrayRef(sizes), ", but got ", self.sizes());
   check_output_overlap(self, {&batch1, &batch2});
   check_no_internal_overlap("baddbmm_", self.sizes(), self.strides());
   gemm_batched(self, batch1, batch2, alpha, beta);
@@ -198,7 +193,8 @@ Tensor& addmv_out_cpu(const Tensor& self, const Tensor& mat, const Tensor& vec, 
   check_same_dtype("addmv", mat, "mat", vec, "vec");
   check_same_dtype("addmv", self, "self", mat, "mat");
   EMBER_CHECK(mat.sizes()[1] == vec.sizes()[0], "addmv(): size mismatch, got input (",
-              mat.sizes()[0], "), mat (", shape_str(mat.sizes()), "), vec (", vec.sizes()[0], ")");
+              mat.sizes()[0], "), mat (", shape_str(mat.sizes(), ShapeStyle::Times), "), vec (",
+              vec.sizes()[0], ")");
   check_out("addmv", out, mat.scalar_type(), {&mat, &vec});
   const int64_t sizes[] = {mat.sizes()[0]};
   return add_product_out("addmv", self, sizes, beta, out, [&](const Tensor& o, const Scalar& b) {
@@ -218,8 +214,8 @@ Tensor mv_cpu(const Tensor& self, const Tensor& vec) {
   check_dim("mv", "self", self, 2);
   check_dim("mv", "vec", vec, 1);
   check_same_dtype("mv", self, "self", vec, "vec");
-  EMBER_CHECK(self.sizes()[1] == vec.sizes()[0], "mv(): size mismatch, got 'self' of shape [",
-              shape_str(self.sizes()), "] and 'vec' of shape [", vec.sizes()[0], "]");
+  EMBER_CHECK(self.sizes()[1] == vec.sizes()[0], "mv(): size mismatch, got 'self' of shape ",
+              self.sizes(), " and 'vec' of shape [", vec.sizes()[0], "]");
   Tensor out = ember::empty({self.sizes()[0]}, self.options());
   mm_into(out.unsqueeze(1), self, vec.unsqueeze(1), 1, 0);
   return out;
@@ -291,7 +287,8 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     // Batch dims of self fold into its rows: one mm.
     const int64_t k = self.sizes()[d1 - 1];
     EMBER_CHECK(k == other.sizes()[0], "matmul(): mat1 and mat2 shapes cannot be multiplied (",
-                shape_str(self.sizes()), " and ", shape_str(other.sizes()), ")");
+                shape_str(self.sizes(), ShapeStyle::Times), " and ",
+                shape_str(other.sizes(), ShapeStyle::Times), ")");
     DimVector out_sizes(IntArrayRef(self.sizes().data(), static_cast<size_t>(d1 - 1)));
     int64_t rows = 1;
     for (int64_t s : out_sizes) rows *= s;
@@ -305,7 +302,8 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   const int64_t k2 = d2 == 1 ? other.sizes()[0] : other.sizes()[d2 - 2];
   const int64_t p = d2 == 1 ? 1 : other.sizes()[d2 - 1];
   EMBER_CHECK(k == k2, "matmul(): mat1 and mat2 shapes cannot be multiplied (",
-              shape_str(self.sizes()), " and ", shape_str(other.sizes()), ")");
+              shape_str(self.sizes(), ShapeStyle::Times), " and ",
+              shape_str(other.sizes(), ShapeStyle::Times), ")");
   const IntArrayRef b1(self.sizes().data(), static_cast<size_t>(std::max<int64_t>(d1 - 2, 0)));
   const IntArrayRef b2(other.sizes().data(), static_cast<size_t>(std::max<int64_t>(d2 - 2, 0)));
   const size_t nb = std::max(b1.size(), b2.size());
@@ -313,8 +311,8 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   for (size_t i = 0; i < nb; ++i) {
     const int64_t s1 = i < b1.size() ? b1[b1.size() - 1 - i] : 1;
     const int64_t s2 = i < b2.size() ? b2[b2.size() - 1 - i] : 1;
-    EMBER_CHECK(s1 == s2 || s1 == 1 || s2 == 1, "matmul(): the batch dimensions of [",
-                shape_str(self.sizes()), "] and [", shape_str(other.sizes()), "] cannot be broadcast "
+    EMBER_CHECK(s1 == s2 || s1 == 1 || s2 == 1, "matmul(): the batch dimensions of ",
+                self.sizes(), " and ", other.sizes(), " cannot be broadcast "
                 "(size ", s1, " against ", s2, " at batch dimension ", nb - 1 - i, ")");
     batch[nb - 1 - i] = s1 == 1 ? s2 : s1;
   }

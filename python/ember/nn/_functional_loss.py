@@ -3,7 +3,7 @@ and the deprecated size_average/reduce pair where PyTorch still takes it."""
 import warnings
 
 import ember as _ember
-from ember._C import _nn
+from ember._C import _nn, _reductions
 
 __all__ = [
     "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -12,7 +12,8 @@ __all__ = [
 ]
 
 
-_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+# {"none": 0, "mean": 1, "sum": 2}: the ints of c10/core/Reduction.h, which the loss ops take.
+_REDUCTIONS = _reductions
 
 
 def _reduction(reduction, size_average=None, reduce=None):

@@ -2,10 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <complex>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "c10/core/Layout.h"
+#include "c10/core/MemoryFormat.h"
+#include "c10/core/Reduction.h"
+#include "c10/core/ScalarType.h"
 #include "c10/util/Exception.h"
 
 namespace ember {
@@ -261,6 +268,182 @@ TEST(FunctionSchemaTest, DefaultsAreVerbatim) {
   EXPECT_EQ(s.arguments[4].default_text, "-inf");
 }
 
+// The value of argument i's default (failing the test when it has none).
+IValue default_of(const FunctionSchema& s, size_t i) {
+  const Argument& a = s.arguments.at(i);
+  EXPECT_TRUE(a.default_value.has_value()) << "no value for the default of " << a.name;
+  return a.default_value.value_or(IValue());
+}
+
+TEST(FunctionSchemaTest, NumberDefaultsAreTyped) {
+  const FunctionSchema s = FunctionSchema::parse(
+      "f(int a=-2, SymInt b=1, float c=1e-05, float d=inf, float e=-inf, float g=nan, "
+      "float h=2, float k=1E+3, bool i=True, bool j=False, complex w=1, int? n=None) -> Tensor");
+  EXPECT_EQ(default_of(s, 0).to_int(), -2);
+  EXPECT_EQ(default_of(s, 1).to_int(), 1);
+  ASSERT_TRUE(default_of(s, 2).is_double());
+  EXPECT_EQ(default_of(s, 2).to_double(), 1e-05);
+  EXPECT_EQ(default_of(s, 3).to_double(), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(default_of(s, 4).to_double(), -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(default_of(s, 5).to_double()));
+  // An int written for a float is the float: `float h=2` boxes as 2.0.
+  ASSERT_TRUE(default_of(s, 6).is_double());
+  EXPECT_EQ(default_of(s, 6).to_double(), 2.0);
+  EXPECT_EQ(default_of(s, 7).to_double(), 1000.0);
+  EXPECT_TRUE(default_of(s, 8).to_bool());
+  ASSERT_TRUE(default_of(s, 9).is_bool());
+  EXPECT_FALSE(default_of(s, 9).to_bool());
+  EXPECT_EQ(default_of(s, 10).to_complex(), std::complex<double>(1.0, 0.0));
+  EXPECT_TRUE(default_of(s, 11).is_none());
+}
+
+TEST(FunctionSchemaTest, ScalarDefaultsKeepTheirKind) {
+  const FunctionSchema s = FunctionSchema::parse(
+      "f(Scalar a=1, Scalar b=0.5, Scalar c=True, Scalar d=-1, Scalar? e=None) -> Tensor");
+  ASSERT_TRUE(default_of(s, 0).is_int());
+  EXPECT_EQ(default_of(s, 0).to_int(), 1);
+  ASSERT_TRUE(default_of(s, 1).is_double());
+  EXPECT_EQ(default_of(s, 1).to_double(), 0.5);
+  ASSERT_TRUE(default_of(s, 2).is_bool());
+  EXPECT_EQ(default_of(s, 3).to_int(), -1);
+  EXPECT_TRUE(default_of(s, 4).is_none());
+}
+
+TEST(FunctionSchemaTest, ListDefaultsAreTyped) {
+  const FunctionSchema s = FunctionSchema::parse(
+      "f(int[2] p=1, int[3] z=0, int[] q=[0, 1], int[] r=[-2,-1], int[1] dim=[], "
+      "float[] f=[0.5, 2], bool[3] m=[True, False, True], int[2]? o=None, Tensor[] t=[], "
+      "SymInt[2] s=[1, 2]) -> Tensor");
+  // One element for all N: `int[2] p=1` is [1, 1].
+  EXPECT_EQ(default_of(s, 0).to_int_list(), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(default_of(s, 1).to_int_list(), (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(default_of(s, 2).to_int_list(), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(default_of(s, 3).to_int_list(), (std::vector<int64_t>{-2, -1}));
+  ASSERT_TRUE(default_of(s, 4).is_int_list());
+  EXPECT_TRUE(default_of(s, 4).to_int_list().empty());
+  EXPECT_EQ(default_of(s, 5).to_double_list(), (std::vector<double>{0.5, 2.0}));
+  EXPECT_EQ(default_of(s, 6).to_bool_list(), (std::vector<bool>{true, false, true}));
+  EXPECT_TRUE(default_of(s, 7).is_none());
+  ASSERT_TRUE(default_of(s, 8).is_tensor_list());
+  EXPECT_TRUE(default_of(s, 8).to_tensor_list().empty());
+  EXPECT_EQ(default_of(s, 9).to_int_list(), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(FunctionSchemaTest, StringDefaultsLoseQuotesAndEscapes) {
+  const FunctionSchema s = FunctionSchema::parse(
+      "f(str a='none', str b=\"it's\", str c='a\\'b', str d=\"x\\\\y\", str? e=None) -> Tensor");
+  EXPECT_EQ(default_of(s, 0).to_string(), "none");
+  EXPECT_EQ(default_of(s, 1).to_string(), "it's");
+  EXPECT_EQ(default_of(s, 2).to_string(), "a'b");
+  EXPECT_EQ(default_of(s, 3).to_string(), "x\\y");
+  EXPECT_TRUE(default_of(s, 4).is_none());
+  EXPECT_EQ(s.arguments[2].default_text, "'a\\'b'");
+}
+
+TEST(FunctionSchemaTest, EnumDefaultsAreTyped) {
+  const FunctionSchema s = FunctionSchema::parse(
+      "f(ScalarType d=long, ScalarType e=float32, ScalarType? n=None, Layout l=strided, "
+      "MemoryFormat m=contiguous_format, MemoryFormat c=channels_last, "
+      "MemoryFormat p=preserve_format, int r=Mean, int u=Sum, SymInt v=Mean, "
+      "Device dev=\"cpu\", Device d2=cpu, Device? d3=None) -> Tensor");
+  EXPECT_EQ(default_of(s, 0).to_scalar_type(), ScalarType::Long);
+  EXPECT_EQ(default_of(s, 1).to_scalar_type(), ScalarType::Float);
+  EXPECT_TRUE(default_of(s, 2).is_none());
+  EXPECT_EQ(default_of(s, 3).to_layout(), Layout::Strided);
+  // Memory formats box as ints, as PyTorch's.
+  EXPECT_EQ(default_of(s, 4).to_int(), static_cast<int64_t>(MemoryFormat::Contiguous));
+  EXPECT_EQ(default_of(s, 5).to_int(), static_cast<int64_t>(MemoryFormat::ChannelsLast));
+  EXPECT_EQ(default_of(s, 6).to_int(), static_cast<int64_t>(MemoryFormat::Preserve));
+  EXPECT_EQ(default_of(s, 7).to_int(), Reduction::Mean);
+  EXPECT_EQ(default_of(s, 8).to_int(), Reduction::Sum);
+  EXPECT_EQ(default_of(s, 9).to_int(), 1);
+  EXPECT_EQ(default_of(s, 10).to_device(), Device(DeviceType::CPU));
+  EXPECT_EQ(default_of(s, 11).to_device(), Device(DeviceType::CPU));
+  EXPECT_TRUE(default_of(s, 12).is_none());
+  EXPECT_EQ(s.arguments[7].default_text, "Mean");
+}
+
+TEST(FunctionSchemaTest, EnumNamesAreDefinedOnce) {
+  // The lookups the parser uses, and the spellings codegen/cpp.py maps to enumerators.
+  EXPECT_EQ(Reduction::None, 0);
+  EXPECT_EQ(Reduction::Mean, 1);
+  EXPECT_EQ(Reduction::Sum, 2);
+  EXPECT_EQ(parse_reduction_schema_name("Mean"), Reduction::Mean);
+  EXPECT_EQ(parse_reduction_schema_name("Sum"), Reduction::Sum);
+  EXPECT_EQ(parse_reduction_schema_name("None"), std::nullopt);
+  EXPECT_STREQ(reduction_name(Reduction::None), "none");
+  EXPECT_STREQ(reduction_name(Reduction::Mean), "mean");
+  EXPECT_STREQ(reduction_name(Reduction::Sum), "sum");
+  EXPECT_EQ(reduction_name(3), nullptr);
+  for (int i = 0; i < kNumMemoryFormats; ++i) {
+    const auto m = static_cast<MemoryFormat>(i);
+    EXPECT_EQ(parse_memory_format(memory_format_name(m)), m);
+  }
+  EXPECT_STREQ(memory_format_name(MemoryFormat::ChannelsLast3d), "channels_last_3d");
+  for (int i = 0; i < kNumLayouts; ++i) {
+    const auto l = static_cast<Layout>(i);
+    EXPECT_EQ(parse_layout(layout_short_name(l)), l);
+    EXPECT_EQ(std::string(layout_name(l)), std::string("torch.") + layout_short_name(l));
+  }
+  for (const ScalarTypeName& n : scalar_type_names()) {
+    EXPECT_EQ(parse_scalar_type(n.name), n.type) << n.name;
+  }
+}
+
+TEST(FunctionSchemaTest, DefaultsWithoutAValueArePrintedOnly) {
+  // Types no IValue holds keep the default as text only.
+  const FunctionSchema s = FunctionSchema::parse(
+      "f(Dimname n=\"N\", Tensor?[] y=[None, None], Any[] z=[1, \"a\"], Tensor x, "
+      "Any w=\"a\") -> Tensor");
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(s.arguments[i].default_text.has_value()) << i;
+    EXPECT_FALSE(s.arguments[i].default_value.has_value()) << i;
+  }
+  EXPECT_FALSE(s.arguments[3].default_text.has_value());
+  EXPECT_FALSE(s.arguments[3].default_value.has_value());
+  EXPECT_EQ(default_of(s, 4).to_string(), "a");
+}
+
+TEST(FunctionSchemaTest, NativeFunctionsDefaultsAllHaveValues) {
+  // Every default the YAML writes boxes (boxed calls and the Python parser rely on it).
+  const std::string path = std::string(EMBER_SOURCE_DIR) + "/native_functions.yaml";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "cannot open " << path;
+  std::string line;
+  int defaults = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("- func: ", 0) != 0) continue;
+    const FunctionSchema s = FunctionSchema::parse(line.substr(8));
+    for (const Argument& a : s.arguments) {
+      if (!a.default_text) continue;
+      ++defaults;
+      EXPECT_TRUE(a.default_value.has_value()) << s.name.str() << ": " << a.name;
+    }
+  }
+  EXPECT_GE(defaults, 100);
+}
+
+TEST(FunctionSchemaTest, ParsesSignaturesWithoutReturns) {
+  const FunctionSchema s = FunctionSchema::parse_without_returns(
+      "zeros(int[] size, *, ScalarType? dtype=None, MemoryFormat memory_format=preserve_format, "
+      "bool requires_grad=False)");
+  EXPECT_EQ(s.name.name, "zeros");
+  ASSERT_EQ(s.arguments.size(), 4u);
+  EXPECT_TRUE(s.returns.empty());
+  EXPECT_TRUE(s.arguments[1].kwarg_only);
+  EXPECT_EQ(default_of(s, 2).to_int(), static_cast<int64_t>(MemoryFormat::Preserve));
+  EXPECT_FALSE(default_of(s, 3).to_bool());
+  try {
+    FunctionSchema::parse_without_returns("f(Tensor x) -> Tensor");
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "expected the end of the signature after the arguments at column 13"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(FunctionSchemaTest, KwargOnlyPrintsOneStar) {
   FunctionSchema s = FunctionSchema::parse("f(Tensor a, *, Tensor b, Tensor c) -> Tensor");
   EXPECT_FALSE(s.arguments[0].kwarg_only);
@@ -378,6 +561,32 @@ TEST(FunctionSchemaTest, BadSchemasThrow) {
       {"f(Tensor @x) -> Tensor", "unexpected character at column 10, but got '@'"},
       {"f(Tensor x) -> Tensor\x01", "unexpected character at column 22, but got byte 0x01"},
       {"f(Tensor x\xc3\xa9) -> Tensor", "unexpected character at column 11, but got byte 0xc3"},
+      // Defaults that fit the type's literals but name or hold nothing (Note [Typed defaults]).
+      {"f(ScalarType t=foo) -> Tensor", "expected the default of 't' to name a dtype (like "
+                                        "'float' or 'long') at column 16, but got 'foo'"},
+      {"f(ScalarType? t=float33) -> Tensor",
+       "to name a dtype (like 'float' or 'long') at column 17"},
+      {"f(int r=Average) -> Tensor", "expected the default of 'r' to be an int or a reduction "
+                                     "(Mean or Sum) at column 9, but got 'Average'"},
+      {"f(int r=mean) -> Tensor", "to be an int or a reduction (Mean or Sum) at column 9"},
+      {"f(int[] r=[0, Bogus]) -> Tensor", "to be an int or a reduction (Mean or Sum) at column 15"},
+      {"f(MemoryFormat m=channels_first) -> Tensor",
+       "expected the default of 'm' to name a memory format (like 'contiguous_format') at column "
+       "18, but got 'channels_first'"},
+      {"f(Layout l=dense) -> Tensor", "expected the default of 'l' to name a layout (like "
+                                      "'strided') at column 12, but got 'dense'"},
+      {"f(Device d=\"gpu\") -> Tensor", "expected the default of 'd' to name a device"},
+      {"f(Device d=cuda:0) -> Tensor", "unexpected character at column 16, but got ':'"},
+      {"f(int x=99999999999999999999) -> Tensor",
+       "expected the default of 'x' to fit in int64 at column 9, but got '99999999999999999999'"},
+      {"f(int[] x=[-99999999999999999999]) -> Tensor", "to fit in int64 at column 12"},
+      {"f(float x=1e999) -> Tensor", "expected the default of 'x' to be a float in range (or inf, "
+                                     "-inf, nan) at column 11, but got '1e999'"},
+      {"f(int[2] p=[1, 2, 3]) -> Tensor",
+       "expected the default of 'p' to have 2 elements (or none) at column 12, but got 3"},
+      {"f(bool[3] m=[True]) -> Tensor", "to have 3 elements (or none) at column 13, but got 1"},
+      {"f(Any x=foo) -> Tensor",
+       "expected the default of 'x' to be a number, a bool or a string at column 9"},
   };
   for (const BadSchema& c : cases) {
     SCOPED_TRACE(c.schema);

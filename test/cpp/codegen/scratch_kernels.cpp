@@ -1,4 +1,5 @@
 // The one kernel file of the scratch operator library (scratch_ops.yaml).
+#include "ember/generated/Functions.h"
 #include "scratch/generated/Functions.h"
 #include "scratch/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
@@ -25,5 +26,18 @@ void scratch_axpy_out_cpu(const Tensor& self, const Tensor& other, const Scalar&
 }
 
 Tensor scratch_double(const Tensor& self) { return scratch_axpy(self, self, 1); }
+
+Tensor scratch_defaults(const Tensor& self, int64_t reduction, MemoryFormat memory_format,
+                        ScalarType dtype, IntArrayRef pad) {
+  EMBER_CHECK_VALUE(pad.size() == 2, "scratch_defaults(): expected 'pad' of 2 ints, but got ", pad);
+  Tensor out = empty({5}, TensorOptions(ScalarType::Long).device(self.device()));
+  int64_t* p = out.data_ptr_as<int64_t>();
+  p[0] = reduction;
+  p[1] = static_cast<int64_t>(memory_format);
+  p[2] = static_cast<int64_t>(dtype);
+  p[3] = pad[0];
+  p[4] = pad[1];
+  return out;
+}
 
 }  // namespace ember::native

@@ -60,5 +60,24 @@ TEST(ScratchOps, RegisteredInTheDispatcherWithTheirSchemas) {
       << "no dispatch: a CompositeImplicitAutograd kernel";
 }
 
+// Note [Typed defaults] (c10/dispatch/FunctionSchema.h), end to end: the generated C++
+// default arguments and the boxed call's defaults give the kernel the same values.
+TEST(ScratchOps, EnumLikeDefaultsReachTheKernel) {
+  auto values = [](const Tensor& t) {
+    const int64_t* p = t.data_ptr_as<int64_t>();
+    return std::vector<int64_t>(p, p + t.numel());
+  };
+  const std::vector<int64_t> expected = {Reduction::Mean,
+                                         static_cast<int64_t>(MemoryFormat::Contiguous),
+                                         static_cast<int64_t>(ScalarType::Long), 1, 1};
+  EXPECT_EQ(values(scratch_defaults(filled({2}, 0))), expected);
+  auto op = Dispatcher::singleton().find_op_or_throw("scratch::scratch_defaults");
+  Stack stack{IValue(filled({2}, 0))};
+  op.call_boxed(&stack);
+  EXPECT_EQ(values(stack[0].to_tensor()), expected);
+  EXPECT_EQ(values(scratch_defaults(filled({2}, 0), Reduction::Sum, MemoryFormat::ChannelsLast))[0],
+            Reduction::Sum);
+}
+
 }  // namespace
 }  // namespace ember
