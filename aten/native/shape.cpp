@@ -2,6 +2,7 @@
 // storage and version counter, and the composite shape ops written with them.
 #include <algorithm>
 
+#include "aten/TensorFactories.h"
 #include "aten/native/DimUtils.h"
 #include "ember/generated/Functions.h"
 #include "ember/generated/NativeFunctions.h"
