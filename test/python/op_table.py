@@ -418,6 +418,8 @@ def parse_default(a: Argument) -> Any:
         return tuple(int(x) for x in a.default[1:-1].split(",") if x.strip())
     if a.default[0] in "'\"":
         return a.default[1:-1]  # a str default
+    if a.type.base == "int" and a.default.lower() in ember._C._reductions:
+        return ember._C._reductions[a.default.lower()]  # reduction=Mean (c10/core/Reduction.h)
     if a.type.base == "float" or not a.default.lstrip("-").isdigit():
         return float(a.default)  # a float, or a Scalar written as one (alpha=1.0)
     return int(a.default)
