@@ -8,12 +8,11 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from source_tree import ROOT, tracked_files
 
 # What reads a tensor's memory: Tensor::data_ptr (and the const/mutable spellings), the
 # impl's data(), and typed data<T>().
@@ -31,14 +30,6 @@ ADDED_OPS = {
     "deg2rad": {"native_functions.yaml", "aten/native/cpu/unary.cpp", "test/python/op_rows.py"},
     "rad2deg": {"native_functions.yaml", "aten/native/cpu/unary.cpp", "test/python/op_rows.py"},
 }
-
-
-def tracked_files() -> list[str]:
-    try:
-        out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError):
-        pytest.skip("not a git checkout")
-    return [p for p in out.stdout.splitlines() if (ROOT / p).is_file()]
 
 
 def raw_pointer_files(paths: list[str], root: Path) -> dict[str, int]:

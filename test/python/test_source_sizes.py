@@ -2,12 +2,11 @@
 limit (a file over it splits by sub-family). Soft limits are for review, not for CI."""
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from source_tree import ROOT, tracked_files
 
 # (what, test on the repository path, hard limit in lines), first match wins.
 LIMITS = [
@@ -23,14 +22,6 @@ def limit_of(path: str) -> tuple[str, int] | None:
         if matches(path):
             return what, limit
     return None
-
-
-def tracked_files() -> list[str]:
-    try:
-        out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError):
-        pytest.skip("not a git checkout")
-    return [p for p in out.stdout.splitlines() if (ROOT / p).is_file()]
 
 
 def over_limit(paths: list[str], root: Path) -> list[str]:
