@@ -53,18 +53,21 @@ def native_functions_h(fs: list[NativeFunction]) -> str:
                 if key == "BackendSelect":
                     ps = ["DispatchKeySet keys"] + ps
                 decl = f"{ret} {kernel}({', '.join(ps)});"
-            decls.setdefault(decl, f"{f.loc}")
+            decls.setdefault(decl, f.name)
         if f.structured:
             params = cpp.params(s.non_out_arguments)
             decl = f"{meta_return(s)} {meta_name(s)}({', '.join(params)})"
             if f.meta:
                 # Note [Shared meta helpers] (model.py): the family's helper, called with the name.
-                decls.setdefault(f"TensorMeta {f.meta}({', '.join(['const char* op'] + params)});", f.loc)
+                decls.setdefault(f"TensorMeta {f.meta}({', '.join(['const char* op'] + params)});", f.name)
                 args = ", ".join([_cpp_string(s.name)] + [p.rsplit(" ", 1)[1].split(" = ")[0] for p in params])
-                decls.setdefault(f"inline {decl} {{ return {f.meta}({args}); }}", f.loc)
+                decls.setdefault(f"inline {decl} {{ return {f.meta}({args}); }}", f.name)
             else:
-                decls.setdefault(f"{decl};", f.loc)
-    body = "".join(f"{d}  // {loc}\n" for d, loc in decls.items())
+                decls.setdefault(f"{decl};", f.name)
+    # Each declaration names its operator, not its YAML line: every kernel file includes this
+    # header, and a line number would change (and rebuild them all) whenever an entry above
+    # it grows or shrinks.
+    body = "".join(f"{d}  // {name}\n" for d, name in decls.items())
     return ("#pragma once\n// Kernel and meta-function declarations: kernel files include this and need no\n"
             "// header of their own.\n\n#include <array>\n#include <complex>\n#include <optional>\n#include <tuple>\n\n"
             '#include "c10/core/Generator.h"\n#include "c10/core/TensorMeta.h"\n'
