@@ -1,6 +1,8 @@
 #pragma once
 /// Reductions: the loop nest of one reduction (ReducePlan), built from an input and the
-/// dimensions it reduces, and the CPU kernel that runs a ReduceKind over it.
+/// dimensions it reduces, the CPU kernel that runs a ReduceKind over it, and the dtype
+/// rules and meta helpers of the reductions written as functors (Note [Reduction functors]
+/// in cpu/reduce.cpp).
 ///
 /// Note [Reduction plan]: a reduction reads an input of any strides and writes one element
 /// per output position (the input's shape with the reduced dimensions removed). The plan
@@ -24,6 +26,7 @@
 
 #include "aten/native/CpuCapability.h"
 #include "c10/core/Tensor.h"
+#include "c10/core/TensorMeta.h"
 #include "c10/util/DimVector.h"
 
 namespace ember::native {
@@ -119,5 +122,30 @@ std::array<Tensor, 2> run_reduction(ReduceArgs args, const Tensor& self, uint64_
 /// run_reduction with one output.
 Tensor reduce_one(ReduceKind kind, const Tensor& self, uint64_t mask, bool keepdim,
                   ScalarType dtype, const Tensor* out, double scale);
+/// The real dtype of t: float32 for complex64, float64 for complex128, else t itself.
+ScalarType real_of(ScalarType t);
+
+// ---- the functor path (Note [Reduction functors] in cpu/reduce.cpp) -------------------------
+
+/// The dtype rule of a reduction functor: which input dtypes it takes, and its result's.
+enum class ReduceDtypes {
+  Same,    ///< any dtype; the result has self's dtype
+  ToReal,  ///< floating and complex dtypes (RuntimeError otherwise); the result is the real dtype
+};
+
+/// The result dtype of rule r for an input of dtype t; RuntimeError naming op when r refuses t.
+ScalarType reduce_result_type(ReduceDtypes r, const char* op, ScalarType t);
+
+/// The meta of a reduction of self over dim (all dimensions for []): the reduced sizes
+/// (size 1 with keepdim), rule r's dtype, and an out= that must have that dtype exactly.
+EMBER_API TensorMeta reduce_op_meta(ReduceDtypes r, const char* op, const Tensor& self,
+                                    IntArrayRef dim, bool keepdim);
+
+// The meta helpers of the YAML's `meta:` key (Note [Shared meta helpers] in codegen/model.py),
+// one per rule, for `(Tensor self, int[1] dim, bool keepdim=False)`.
+/// reduce_op_meta with rule Same (`meta: reduce_same_meta`).
+TensorMeta reduce_same_meta(const char* op, const Tensor& self, IntArrayRef dim, bool keepdim);
+/// reduce_op_meta with rule ToReal (`meta: reduce_to_real_meta`).
+TensorMeta reduce_to_real_meta(const char* op, const Tensor& self, IntArrayRef dim, bool keepdim);
 
 }  // namespace ember::native

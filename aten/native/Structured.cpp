@@ -32,6 +32,8 @@ void check_inplace(const TensorMeta& meta, const Tensor& self, const char* op) {
 }
 
 void prepare_out(const TensorMeta& meta, const Tensor& out, const char* op) {
+  EMBER_CHECK(!meta.exact_out_dtype || out.scalar_type() == meta.dtype, "Expected out tensor to "
+              "have dtype ", meta.dtype, ", but got ", out.scalar_type(), " instead");
   EMBER_CHECK_TYPE(can_cast(meta.dtype, out.scalar_type()), op, "(): result type ", meta.dtype,
                    " can't be cast to the desired output type ", out.scalar_type(), " of 'out'");
   if (out.sizes() == meta.sizes.ref()) return;

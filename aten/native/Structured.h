@@ -19,8 +19,9 @@ namespace ember {
 EMBER_API Tensor make_output(const TensorMeta& meta, Device device);
 /// Checks that an in-place op's result fits `self`: same sizes, dtype castable to self's.
 EMBER_API void check_inplace(const TensorMeta& meta, const Tensor& self, const char* op);
-/// Makes `out` fit the meta: resizes it (reusing its storage when large enough) and checks
-/// that the result dtype can be cast to out's dtype.
+/// Makes `out` fit the meta: checks that the result dtype can be cast to out's dtype (is
+/// out's dtype, for a meta with exact_out_dtype), then resizes it (reusing its storage when
+/// large enough).
 EMBER_API void prepare_out(const TensorMeta& meta, const Tensor& out, const char* op);
 
 }  // namespace ember

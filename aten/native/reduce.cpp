@@ -1,6 +1,7 @@
-// Reductions: the plan (Note [Reduction plan]), dimension and dtype rules, and the kernels
-// the YAML names for sum, nansum, mean, nanmean, prod, max/min, amax/amin, argmax/argmin,
-// aminmax, all/any and count_nonzero. var/std, norms and logsumexp are in reduce_stats.cpp.
+// Reductions: the plan (Note [Reduction plan]), dimension and dtype rules, the meta helpers
+// of the reduction functors (Note [Reduction functors]), and the kernels the YAML names for
+// sum, nansum, mean, nanmean, prod, max/min, amax/amin, argmax/argmin, aminmax, all/any and
+// count_nonzero. var/std, norms and logsumexp are in reduce_stats.cpp.
 // The loops are in cpu/reduce.cpp.
 #include <algorithm>
 #include <cstring>
@@ -170,6 +171,43 @@ Tensor reduce_one(ReduceKind kind, const Tensor& self, uint64_t mask, bool keepd
   args.kind = kind;
   args.scale = scale;
   return run_reduction(args, self, mask, keepdim, {dtype, dtype}, {out, nullptr}, 1)[0];
+}
+
+ScalarType real_of(ScalarType t) {
+  if (t == ScalarType::ComplexFloat) return ScalarType::Float;
+  if (t == ScalarType::ComplexDouble) return ScalarType::Double;
+  return t;
+}
+
+// ---- the functor path's dtype rules and meta helpers (Note [Reduction functors]) -------------
+
+ScalarType reduce_result_type(ReduceDtypes r, const char* op, ScalarType t) {
+  switch (r) {
+    case ReduceDtypes::Same: return t;
+    case ReduceDtypes::ToReal:
+      EMBER_CHECK(is_floating_point(t) || is_complex(t), op, "(): input dtype should be either "
+                  "floating point or complex. Got ", t, " instead.");
+      return real_of(t);
+  }
+  EMBER_INTERNAL_ASSERT(false, op, "(): unknown reduction dtype rule");
+  return t;
+}
+
+TensorMeta reduce_op_meta(ReduceDtypes r, const char* op, const Tensor& self, IntArrayRef dim,
+                          bool keepdim) {
+  TensorMeta meta;
+  meta.dtype = reduce_result_type(r, op, self.dtype());
+  meta.sizes = reduced_sizes(self, dim_mask(self, dim), keepdim);
+  meta.exact_out_dtype = true;
+  return meta;
+}
+
+TensorMeta reduce_same_meta(const char* op, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return reduce_op_meta(ReduceDtypes::Same, op, self, dim, keepdim);
+}
+
+TensorMeta reduce_to_real_meta(const char* op, const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return reduce_op_meta(ReduceDtypes::ToReal, op, self, dim, keepdim);
 }
 
 // ---- sum, nansum, mean, nanmean, prod -------------------------------------------------------

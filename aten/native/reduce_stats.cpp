@@ -17,12 +17,6 @@ bool is_inexact(ScalarType t) { return is_floating_point(t) || is_complex(t); }
 
 bool is_half_like(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
-ScalarType real_of(ScalarType t) {
-  if (t == ScalarType::ComplexFloat) return ScalarType::Float;
-  if (t == ScalarType::ComplexDouble) return ScalarType::Double;
-  return t;
-}
-
 int64_t reduced_numel(const Tensor& self, uint64_t mask) {
   int64_t n = 1;
   for (int64_t d = 0; d < self.dim(); ++d) {

@@ -14,6 +14,10 @@ struct TensorMeta {
   /// Strides of a new output; empty means contiguous (elementwise ops follow their inputs'
   /// memory order, as PyTorch's TensorIterator does).
   DimVector strides;
+  /// Whether an out= tensor must have `dtype` exactly (RuntimeError otherwise), as PyTorch's
+  /// structured ops whose result dtype does not follow out's (norms), instead of any dtype
+  /// the result casts to.
+  bool exact_out_dtype = false;
 };
 
 }  // namespace ember

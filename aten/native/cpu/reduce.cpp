@@ -1,5 +1,6 @@
 // The reduction loops on the CPU (Note [Reduction plan] in aten/native/Reduce.h): one op
-// struct per ReduceKind (identity, step, combine, write) and two walks over a plan. Plain
+// struct per ReduceKind (identity, step, combine, write), two walks over a plan, and the
+// reductions written as functors over those op structs (Note [Reduction functors]). Plain
 // loops over fixed lane arrays, which GCC vectorises at -O3; no global state.
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,8 @@
 #include "aten/native/Reduce.h"
 #include "c10/util/Exception.h"
 #include "c10/util/Half.h"
+#include "ember/generated/Functions.h"
+#include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
@@ -566,11 +569,16 @@ void vertical_walk(const Op& op, const typename Op::In* base, const ReducePlan& 
 }
 
 template <class Op>
-void run(const Op& op, const ReduceArgs& args, const ReducePlan& plan) {
+void run(const Op& op, const Tensor& self, const ReducePlan& plan) {
   if (plan.numel_out == 0) return;
-  const auto* base = static_cast<const typename Op::In*>(args.self->impl()->data());
+  const auto* base = static_cast<const typename Op::In*>(self.impl()->data());
   if (plan.inner || plan.n_kept == 0) inner_walk(op, base, plan);
   else vertical_walk(op, base, plan);
+}
+
+template <class Op>
+void run(const Op& op, const ReduceArgs& args, const ReducePlan& plan) {
+  run(op, *args.self, plan);
 }
 
 template <class T>
@@ -703,6 +711,68 @@ void reduce_kernel_cpu(const ReduceArgs& args, const ReducePlan& plan) {
     if constexpr (!kWideCpuCopy || std::is_floating_point_v<T> || kHalfLike<T>) reduce_typed<T>(args, plan);
   });
 }
+
+// ---- the functor path ------------------------------------------------------------------------
+
+// Note [Reduction functors]: a reduction whose result dtype is a rule of its input's
+// (Reduce.h's ReduceDtypes) and whose loop is one of the op structs above is one functor
+// here: its rule `kDtypes`, the op struct `Op<T>` that reduces an input of type T, and
+// optionally `kMaxDims`, the most dimensions one call may name. EMBER_REDUCE_KERNEL makes
+// the functor the structured kernel the YAML names for `(Tensor self, int[1] dim, bool
+// keepdim=False)`; the entry's `meta:` is the rule's helper (reduce_to_real_meta for ToReal),
+// which checks the dtype and sizes out (out= must have the result dtype exactly). The kernel
+// builds the plan, runs Op<T> over the walks into out (through a contiguous temporary where
+// out is not contiguous) and, like reduce_kernel_cpu, leaves all but the floating real
+// dtypes to the baseline copy (Note [Reduction copies]). The op struct's output pointer `out`
+// is set here; its other members keep their default values.
+
+namespace {
+
+// Whether rule R takes inputs of type T.
+template <ReduceDtypes R, class T>
+constexpr bool kTakes = R == ReduceDtypes::Same || (R == ReduceDtypes::ToReal && kFloating<T>);
+
+// Runs functor F over self's dimensions in dim into out (of the meta's sizes, with or
+// without keepdim's 1s: the plan writes the same elements). `baseline` runs the same
+// kernel's baseline copy.
+template <class F, class Baseline>
+void reduce_functor_cpu(const char* name, const Tensor& self, IntArrayRef dim, const Tensor& out,
+                        const Baseline& baseline) {
+  if constexpr (requires { F::kMaxDims; }) {
+    EMBER_CHECK(static_cast<int64_t>(dim.size()) <= F::kMaxDims, name, "(): Expected at most ",
+                F::kMaxDims, " dimensions, but got ", dim.size(), " dimensions instead.");
+  }
+  if (kWideCpuCopy && !is_floating_point(self.dtype())) {
+    baseline();
+    return;
+  }
+  const ScalarType result = reduce_result_type(F::kDtypes, name, self.dtype());
+  const ReducePlan plan = make_reduce_plan(self, dim_mask(self, dim));
+  const bool direct = out.is_contiguous() && out.dtype() == result;
+  const Tensor target =
+      direct ? out : ember::empty(out.sizes(), TensorOptions().dtype(result).device(out.device()));
+  dispatch_all_types(self.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (kTakes<F::kDtypes, T> && (!kWideCpuCopy || std::is_floating_point_v<T> || kHalfLike<T>)) {
+      typename F::template Op<T> op{};
+      op.out = static_cast<decltype(op.out)>(target.impl()->data());
+      run(op, self, plan);
+    } else {
+      unsupported(name, self.dtype());
+    }
+  });
+  if (!direct) copy_into_out(out, target);
+}
+
+}  // namespace
+
+// The structured kernel `kernel` the YAML names, running reduction functor F.
+#define EMBER_REDUCE_KERNEL(kernel, F, name)                                                \
+  void kernel(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {       \
+    reduce_functor_cpu<F>(name, self, dim, out,                                             \
+                          [&] { ::ember::native::kernel(self, dim, keepdim, out); });       \
+  }
+#undef EMBER_REDUCE_KERNEL
 
 EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native

@@ -130,5 +130,27 @@ TEST(Reduce, ErrorsNameTheOpAndTheDim) {
   EXPECT_EQ(empty({0}).prod().item().to_double(), 1.0);
 }
 
+TEST(Reduce, FunctorMetaFollowsItsDtypeRule) {
+  // Note [Reduction functors]: sizes as the front ends' (keepdim's 1s), dtype by rule, and
+  // an out= held to that dtype.
+  using native::ReduceDtypes;
+  using native::reduce_op_meta;
+  const Tensor c = pattern(2, 3).to(ScalarType::ComplexFloat);
+  const TensorMeta real = reduce_op_meta(ReduceDtypes::ToReal, "r", c, std::vector<int64_t>{1}, true);
+  const std::vector<int64_t> kept{2, 1};
+  EXPECT_EQ(real.sizes.ref(), IntArrayRef(kept));
+  EXPECT_EQ(real.dtype, ScalarType::Float);
+  EXPECT_TRUE(real.exact_out_dtype);
+  EXPECT_EQ(reduce_op_meta(ReduceDtypes::ToReal, "r", pattern(2, 3, ScalarType::Half), {}, false).dtype,
+            ScalarType::Half);
+  EXPECT_THROW(reduce_op_meta(ReduceDtypes::ToReal, "r", pattern(2, 3, ScalarType::Long), {}, false),
+               Error);
+  const TensorMeta same = reduce_op_meta(ReduceDtypes::Same, "r", pattern(2, 3, ScalarType::Long),
+                                         std::vector<int64_t>{-1, 0}, false);
+  EXPECT_TRUE(same.sizes.empty());
+  EXPECT_EQ(same.dtype, ScalarType::Long);
+  EXPECT_THROW(reduce_op_meta(ReduceDtypes::Same, "r", c, std::vector<int64_t>{2}, false), IndexError);
+}
+
 }  // namespace
 }  // namespace ember
