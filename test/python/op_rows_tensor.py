@@ -735,6 +735,14 @@ ROWS_TENSOR: list[Row] = [
                           {"self": TensorSpec("float32", "empty", (0, 4)), "ord": float("inf")},
                           {"self": TensorSpec("float32", "empty", (0, 4)), "ord": -1, "dim": 0}])
       for form in ("", ".out")],
+    *[Row(f"frobenius_norm{form}", dtypes=INEXACT, pools={"dim": DIMS_LIST}, extra=REDUCE_EXTRA + [
+              {"self": TensorSpec("float32", "contiguous", (2, 3, 5)), "dim": (0, 2)},
+              {"self": TensorSpec("complex64", "sliced"), "dim": ()},
+              {"self": TensorSpec("float64", values="zero"), "dim": 1}],  # a zero norm's gradient
+          bad=BAD_DIMS + [{"self": TensorSpec("int64")}, {"self": TensorSpec("bool")},
+                          {"self": TensorSpec("float32", "contiguous", (2, 3, 5)), "dim": (0, 1, 2)}],
+          out_layouts=NO_BROADCAST_OUT)
+      for form in (".dim", ".out")],
     *[Row(f"logsumexp{form}", dtypes=FLOATS + INTS + ("bool",),
           pools={"dim": [0, 1, -1, (0, 1), (-1, 0)]},
           extra=REDUCE_EXTRA + [{"self": TensorSpec("float32", "empty", (0, 4)), "dim": 0}],

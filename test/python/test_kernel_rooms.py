@@ -3,7 +3,8 @@
 - every loop over tensor memory lives in a backend's room (aten/native/cpu/, later cuda/):
   no file directly in aten/native/ reads an element pointer, except the named exceptions;
 - adding an op is the YAML entry, one functor or kernel in one file, and one op-table row:
-  the ops added that way (logaddexp, deg2rad, rad2deg) are named in no other code (docs may).
+  the ops added that way (logaddexp, deg2rad, rad2deg, frobenius_norm) are named in no other
+  code (docs may).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ ADDED_OPS = {
     "logaddexp": {"native_functions.yaml", "aten/native/cpu/binary.cpp", "test/python/op_rows_tensor.py"},
     "deg2rad": {"native_functions.yaml", "aten/native/cpu/unary.cpp", "test/python/op_rows.py"},
     "rad2deg": {"native_functions.yaml", "aten/native/cpu/unary.cpp", "test/python/op_rows.py"},
+    "frobenius_norm": {"native_functions.yaml", "aten/native/cpu/reduce.cpp", "test/python/op_rows_tensor.py"},
 }
 
 

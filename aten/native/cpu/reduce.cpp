@@ -728,6 +728,14 @@ void reduce_kernel_cpu(const ReduceArgs& args, const ReducePlan& plan) {
 
 namespace {
 
+// sqrt(sum |x|^2) over at most two dimensions, real for complex inputs.
+struct FrobeniusNorm {
+  static constexpr ReduceDtypes kDtypes = ReduceDtypes::ToReal;
+  static constexpr int64_t kMaxDims = 2;
+  template <class T>
+  using Op = NormOp<T, Norm::Two>;
+};
+
 // Whether rule R takes inputs of type T.
 template <ReduceDtypes R, class T>
 constexpr bool kTakes = R == ReduceDtypes::Same || (R == ReduceDtypes::ToReal && kFloating<T>);
@@ -772,6 +780,7 @@ void reduce_functor_cpu(const char* name, const Tensor& self, IntArrayRef dim, c
     reduce_functor_cpu<F>(name, self, dim, out,                                             \
                           [&] { ::ember::native::kernel(self, dim, keepdim, out); });       \
   }
+EMBER_REDUCE_KERNEL(frobenius_norm_out_cpu, FrobeniusNorm, "frobenius_norm")
 #undef EMBER_REDUCE_KERNEL
 
 EMBER_CPU_NAMESPACE_END
