@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +16,10 @@
 #include "aten/native/cpu/Vectorized.h"
 #include "c10/util/Half.h"
 
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
 
@@ -22,6 +27,168 @@ EMBER_CPU_NAMESPACE_BEGIN
 /// the element type otherwise.
 template <class T>
 using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+template <class T>
+constexpr bool kHalfLike = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+/// The type whose functors a loop over T takes: float for the 16-bit floats (their loops
+/// run the float loop over widened blocks, Note [16-bit floats in blocks]), T otherwise.
+template <class T>
+using Kern = std::conditional_t<kHalfLike<T>, float, T>;
+
+/// f with its second (BindSecond) or first (BindFirst) argument fixed: named types, so
+/// that a T loop and a float loop over the same functor share one instantiation.
+template <class F, class A>
+struct BindSecond {
+  F f;
+  A b;
+  auto operator()(A a) const { return f(a, b); }
+};
+template <class F, class A>
+struct BindFirst {
+  F f;
+  A a;
+  auto operator()(A b) const { return f(a, b); }
+};
+
+// Note [16-bit floats in blocks]: a loop over Half or BFloat16 operands does not
+// instantiate its op for them. It widens a block of each input to float (widen, below),
+// runs the op's float loop over the block (run_contiguous, the same code the float32
+// operands take for a functor of one type) and rounds the results once (narrow). So the
+// 16-bit dtypes cost a few conversion loops per file rather than a loop nest per op, and
+// the conversions are vector instructions where the capability has them (F16C for Half,
+// integer shifts for BFloat16) instead of the scalar bit manipulation of c10/util/Half.h.
+// Values are the same: the op computed in float before (Acc<T>), and rounds once on store.
+
+/// float -> 16-bit bits of n floats into a run of stride `stride` bytes.
+template <class T>
+__attribute__((noinline)) void narrow(const float* in, char* out, int64_t stride, int64_t n) {
+  int64_t i = 0;
+  if (stride == static_cast<int64_t>(sizeof(T))) {
+    auto* o = reinterpret_cast<uint16_t*>(out);
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      // bf16_bits_from_float without the branch: the vectoriser takes the select.
+      for (; i < n; ++i) {
+        const uint32_t x = std::bit_cast<uint32_t>(in[i]);
+        const uint16_t r = static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
+        o[i] = in[i] != in[i] ? uint16_t(0x7FC0u) : r;
+      }
+      return;
+    } else {
+#if defined(__F16C__)
+      for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(in + i);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + i),
+                         _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        // c10's NaN is sign | 0x7E00; the instruction keeps the payload's top bits.
+        if (const int nan = _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q))) {
+          for (int j = 0; j < 8; ++j) {
+            if ((nan >> j) & 1) o[i + j] = static_cast<uint16_t>((o[i + j] & 0x8000u) | 0x7E00u);
+          }
+        }
+      }
+#endif
+    }
+  }
+  for (; i < n; ++i) *reinterpret_cast<T*>(out + i * stride) = T(in[i]);
+}
+
+/// 16-bit floats -> float: n elements of a run of stride `stride` bytes into out.
+template <class T>
+__attribute__((noinline)) void widen(const char* in, int64_t stride, int64_t n, float* out) {
+  int64_t i = 0;
+  if (stride == static_cast<int64_t>(sizeof(T))) {
+    const auto* p = reinterpret_cast<const uint16_t*>(in);
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      for (; i < n; ++i) out[i] = std::bit_cast<float>(static_cast<uint32_t>(p[i]) << 16);
+      return;
+    } else {
+#if defined(__F16C__)
+      for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
+      }
+#endif
+    }
+  }
+  if (stride == 0) {
+    const float v = float(*reinterpret_cast<const T*>(in));
+    for (; i < n; ++i) out[i] = v;
+    return;
+  }
+  for (; i < n; ++i) out[i] = float(*reinterpret_cast<const T*>(in + i * stride));
+}
+
+/// out[i] = f(in_0[i], ..., in_{N-1}[i]) over contiguous arrays: the loop the compiler
+/// vectorises, shared by the contiguous runs and the 16-bit blocks.
+template <class Out, class A, size_t N, class F>
+__attribute__((noinline)) void run_contiguous(Out* out, std::array<const A*, N> in, int64_t n, F f) {
+  [&]<size_t... K>(std::index_sequence<K...>) {
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(in[K][i]...));
+  }(std::make_index_sequence<N>{});
+}
+
+/// Stores n values of buf into a run of Out of stride `stride` bytes.
+template <class Out, class B>
+void store_run(const B* buf, char* out, int64_t stride, int64_t n) {
+  if constexpr (kHalfLike<Out>) {
+    narrow<Out>(buf, out, stride, n);
+  } else if (stride == static_cast<int64_t>(sizeof(Out))) {
+    std::memcpy(out, buf, static_cast<size_t>(n) * sizeof(Out));
+  } else {
+    for (int64_t i = 0; i < n; ++i) *reinterpret_cast<Out*>(out + i * stride) = buf[i];
+  }
+}
+
+/// out[i] = f(in_0[i], ...) over contiguous arrays of T, 16-bit floats through float blocks.
+template <class T, size_t N, class F>
+void flat_loop(T* out, const std::array<const T*, N>& in, int64_t n, const F& f) {
+  if constexpr (kHalfLike<T>) {
+    constexpr int64_t kBlock = 256;
+    alignas(64) float buf[N + 1][kBlock];
+    std::array<const float*, N> ins;
+    for (size_t k = 0; k < N; ++k) ins[k] = buf[k + 1];
+    for (int64_t i = 0; i < n; i += kBlock) {
+      const int64_t m = std::min(kBlock, n - i);
+      for (size_t k = 0; k < N; ++k) widen<T>(reinterpret_cast<const char*>(in[k] + i), sizeof(T), m, buf[k + 1]);
+      run_contiguous<float, float, N>(buf[0], ins, m, f);
+      narrow<T>(buf[0], reinterpret_cast<char*>(out + i), sizeof(T), m);
+    }
+  } else {
+    run_contiguous<T, T, N>(out, in, n, f);
+  }
+}
+
+/// elementwise_loop for 16-bit float inputs (Note [16-bit floats in blocks]).
+template <class Out, class In, size_t N, class F>
+void widened_loop(const TensorIterator& it, const F& f) {
+  constexpr int64_t kBlock = 256;
+  constexpr int64_t kNt = N + 1;
+  using B = std::conditional_t<kHalfLike<Out>, float, Out>;
+  it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
+    alignas(64) float in[N][kBlock];
+    alignas(64) B out[kBlock];
+    std::array<const float*, N> ins;
+    for (size_t k = 0; k < N; ++k) ins[k] = in[k];
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t i = 0; i < n; i += kBlock) {
+        const int64_t m = std::min(kBlock, n - i);
+        for (size_t k = 0; k < N; ++k) {
+          widen<In>(data[k + 1] + r * s[kNt + k + 1] + i * s[k + 1], s[k + 1], m, in[k]);
+        }
+        run_contiguous<B, float, N>(out, ins, m, f);
+        store_run<Out>(out, data[0] + r * s[kNt] + i * s[0], s[0], m);
+      }
+    }
+  });
+}
+
+/// buf[0..n) = f.vec(buf[0..n)), n a multiple of the vector size: one instantiation per
+/// functor, which the 16-bit dtypes share with float (Note [16-bit floats in blocks]).
+template <class A, class F>
+__attribute__((noinline)) void vec_block(A* buf, int64_t n, F f) {
+  constexpr int64_t K = Vectorized<A>::kSize;
+  for (int64_t k = 0; k < n; k += K) f.vec(Vectorized<A>::loadu(buf + k)).store(buf + k);
+}
 
 /// The unary loop of a functor with a `vec` form (Vectorized.h), for float and double
 /// computation: every element goes through f.vec, a block of Vectorized<A>::kSize at a
@@ -54,14 +221,18 @@ void vectorized_unary_loop(const TensorIterator& it, const F& f) {
     for (; i < n; i += kBlock) {
       const int64_t m = std::min<int64_t>(kBlock, n - i);
       const int64_t padded = (m + K - 1) / K * K;
-      if (std::is_same_v<In, A> && si == sizeof(A)) {
+      if constexpr (kHalfLike<In>) {
+        widen<In>(in + i * si, si, m, buf);
+      } else if (std::is_same_v<In, A> && si == sizeof(A)) {
         std::memcpy(buf, in + i * si, static_cast<size_t>(m) * sizeof(A));
       } else {
         for (int64_t k = 0; k < m; ++k) buf[k] = A(*reinterpret_cast<const In*>(in + (i + k) * si));
       }
       for (int64_t k = m; k < padded; ++k) buf[k] = A(0);
-      for (int64_t k = 0; k < padded; k += K) f.vec(Vectorized<A>::loadu(buf + k)).store(buf + k);
-      if (std::is_same_v<Out, A> && so == sizeof(A)) {
+      vec_block<A>(buf, padded, f);
+      if constexpr (kHalfLike<Out>) {
+        narrow<Out>(buf, out + i * so, so, m);
+      } else if (std::is_same_v<Out, A> && so == sizeof(A)) {
         std::memcpy(out + i * so, buf, static_cast<size_t>(m) * sizeof(A));
       } else {
         for (int64_t k = 0; k < m; ++k) *reinterpret_cast<Out*>(out + (i + k) * so) = static_cast<Out>(buf[k]);
@@ -77,18 +248,9 @@ void vectorized_unary_loop(const TensorIterator& it, const F& f) {
   });
 }
 
-/// Runs out[i] = f(in_0[i], ..., in_{N-1}[i]) over an iterator whose operands are (out,
-/// N inputs), of element types Out and In; f takes Acc<In> values. A run where every
-/// operand is contiguous is a plain indexed loop the compiler vectorises; a broadcast last
-/// input (stride 0) is loaded once per run. A unary f with a `vec` form runs through it.
+/// elementwise_loop for the other element types: each run contiguous, broadcast or strided.
 template <class Out, class In, size_t N, class F>
-void elementwise_loop(const TensorIterator& it, const F& f) {
-  if constexpr (N == 1 && (std::is_same_v<Acc<In>, float> || std::is_same_v<Acc<In>, double>)) {
-    if constexpr (HasVec<F, Acc<In>>) {
-      vectorized_unary_loop<Out, In>(it, f);
-      return;
-    }
-  }
+void plain_loop(const TensorIterator& it, const F& f) {
   constexpr int64_t kNt = N + 1;
   it.for_each([&](char** data, const int64_t* s, int64_t n, int64_t rows) {
     for (int64_t r = 0; r < rows; ++r) {
@@ -101,7 +263,7 @@ void elementwise_loop(const TensorIterator& it, const F& f) {
       }
       [&]<size_t... K>(std::index_sequence<K...>) {
         if (contiguous) {
-          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(Acc<In>(in[K][i])...));
+          run_contiguous<Out, In, N>(out, in, n, f);
           return;
         }
         constexpr size_t kLast = N - 1;
@@ -123,6 +285,32 @@ void elementwise_loop(const TensorIterator& it, const F& f) {
       }(std::make_index_sequence<N>{});
     }
   });
+}
+
+/// Whether a loop of N inputs of In runs f's `vec` form: unary, computing in float or double.
+template <class In, size_t N, class F>
+constexpr bool has_vec_form() {
+  if constexpr (N == 1 && (std::is_same_v<Acc<In>, float> || std::is_same_v<Acc<In>, double>)) {
+    return HasVec<F, Acc<In>>;
+  }
+  return false;
+}
+
+/// Runs out[i] = f(in_0[i], ..., in_{N-1}[i]) over an iterator whose operands are (out,
+/// N inputs), of element types Out and In; f takes Acc<In> values. A run where every
+/// operand is contiguous is a plain indexed loop the compiler vectorises; a broadcast last
+/// input (stride 0) is loaded once per run. A unary f with a `vec` form runs through it;
+/// 16-bit float inputs run the float loop over widened blocks (Note [16-bit floats in
+/// blocks]).
+template <class Out, class In, size_t N, class F>
+void elementwise_loop(const TensorIterator& it, const F& f) {
+  if constexpr (has_vec_form<In, N, F>()) {
+    vectorized_unary_loop<Out, In>(it, f);
+  } else if constexpr (kHalfLike<In>) {
+    widened_loop<Out, In, N>(it, f);
+  } else {
+    plain_loop<Out, In, N>(it, f);
+  }
 }
 
 EMBER_CPU_NAMESPACE_END

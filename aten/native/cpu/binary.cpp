@@ -72,10 +72,10 @@ Acc<T> scalar_as(const Scalar& s) {
 template <class T, class G>
 void with_arith(Op op, const char* name, Acc<T> alpha, G&& go) {
   switch (op) {
-    case Op::Add: go(Arith<Op::Add, T>{alpha}); break;
-    case Op::Mul: go(Arith<Op::Mul, T>{alpha}); break;
+    case Op::Add: go(Arith<Op::Add, Kern<T>>{alpha}); break;
+    case Op::Mul: go(Arith<Op::Mul, Kern<T>>{alpha}); break;
     case Op::Div:
-      if constexpr (std::is_floating_point_v<Acc<T>> || kIsComplex<T>) go(Arith<Op::Div, T>{alpha});
+      if constexpr (std::is_floating_point_v<Acc<T>> || kIsComplex<T>) go(Arith<Op::Div, Kern<T>>{alpha});
       else EMBER_INTERNAL_ASSERT(false, name, "(): integral computation");
       break;
   }
@@ -106,10 +106,9 @@ void run(Op op, const char* name, ScalarType compute, const Tensor& dst, const T
       with_arith<T>(op, name, scalar_as<T>(alpha), [&](auto f) {
         if (b) {
           const T* y = static_cast<const T*>(b->impl()->data());
-          for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(f(Acc<T>(x[i]), Acc<T>(y[i])));
+          flat_loop<T, 2>(o, {x, y}, n, f);
         } else {
-          const Acc<T> c = scalar_as<T>(*b_scalar);
-          for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(f(Acc<T>(x[i]), c));
+          flat_loop<T, 1>(o, {x}, n, BindSecond<decltype(f), Acc<T>>{f, scalar_as<T>(*b_scalar)});
         }
       });
     });
@@ -126,9 +125,8 @@ void run(Op op, const char* name, ScalarType compute, const Tensor& dst, const T
       if (b) {
         elementwise_loop<T, T, 2>(TensorIterator({&out}, {&a_c, &b_c}, name), f);
       } else {
-        const Acc<T> c = scalar_as<T>(*b_scalar);
         elementwise_loop<T, T, 1>(TensorIterator({&out}, {&a_c}, name),
-                                  [&](Acc<T> x) { return f(x, c); });
+                                  BindSecond<decltype(f), Acc<T>>{f, scalar_as<T>(*b_scalar)});
       }
     });
   });
@@ -378,13 +376,9 @@ void loop(const Args<T>& x, const F& f) {
   if (x.a && x.b) {
     elementwise_loop<Out, T, 2>(TensorIterator({&x.out}, {x.a, x.b}, x.name), f);
   } else if (x.a) {
-    const Acc<T> cb = x.cb;
-    elementwise_loop<Out, T, 1>(TensorIterator({&x.out}, {x.a}, x.name),
-                                [&](Acc<T> v) { return f(v, cb); });
+    elementwise_loop<Out, T, 1>(TensorIterator({&x.out}, {x.a}, x.name), BindSecond<F, Acc<T>>{f, x.cb});
   } else {
-    const Acc<T> ca = x.ca;
-    elementwise_loop<Out, T, 1>(TensorIterator({&x.out}, {x.b}, x.name),
-                                [&](Acc<T> v) { return f(ca, v); });
+    elementwise_loop<Out, T, 1>(TensorIterator({&x.out}, {x.b}, x.name), BindFirst<F, Acc<T>>{f, x.ca});
   }
 }
 
@@ -439,6 +433,13 @@ void pow_scalar_exponent(const Args<T>& x) {
 // functor the kernel the YAML names; a functor with a faster path for some operands (pow
 // with a number exponent) adds `run<T>(args)`.
 
+// A functor's formula in compute type K, as a callable of one type per K (Kern<T>: the
+// 16-bit floats share float's, Note [16-bit floats in blocks]).
+template <class F, class K>
+struct Apply {
+  auto operator()(Acc<K> p, Acc<K> q) const { return F::template apply<K>(p, q); }
+};
+
 // Whether a functor of rule r has a loop for compute type T (the meta refused the others).
 template <class T>
 constexpr bool computes(BinaryDtypes r) {
@@ -470,6 +471,7 @@ struct DivTrunc {
   }
 };
 struct DivFloor {
+  static constexpr bool kScalarCalls = true;  // Note [Binary copies]
   static constexpr BinaryDtypes kDtypes = BinaryDtypes::Rounding;
   template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
     if constexpr (kReal<T>) return floor_div_float(a, b);
@@ -477,6 +479,7 @@ struct DivFloor {
   }
 };
 struct Remainder {
+  static constexpr bool kScalarCalls = true;  // Note [Binary copies]
   static constexpr BinaryDtypes kDtypes = BinaryDtypes::Rounding;
   template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
     if constexpr (kReal<T>) return remainder_float(a, b);
@@ -484,6 +487,7 @@ struct Remainder {
   }
 };
 struct Fmod {
+  static constexpr bool kScalarCalls = true;  // Note [Binary copies]
   static constexpr BinaryDtypes kDtypes = BinaryDtypes::Rounding;
   template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
     if constexpr (kReal<T>) return std::fmod(a, b);
@@ -524,10 +528,12 @@ struct Fmin {
   }
 };
 struct Atan2 {
+  static constexpr bool kScalarCalls = true;  // Note [Binary copies]
   static constexpr BinaryDtypes kDtypes = BinaryDtypes::ToFloat;
   template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return std::atan2(a, b); }
 };
 struct Hypot {
+  static constexpr bool kScalarCalls = true;  // Note [Binary copies]
   static constexpr BinaryDtypes kDtypes = BinaryDtypes::Floating;
   template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) { return std::hypot(a, b); }
 };
@@ -538,6 +544,7 @@ struct Copysign {
 // log(exp(a) + exp(b)) without overflow: the larger (by real part) plus log1p(exp(the
 // difference)); equal infinities give themselves, as PyTorch.
 struct Logaddexp {
+  static constexpr bool kScalarCalls = true;  // Note [Binary copies]
   static constexpr BinaryDtypes kDtypes = BinaryDtypes::Inexact;
   template <class T> static Acc<T> apply(Acc<T> a, Acc<T> b) {
     using A = Acc<T>;
@@ -598,10 +605,17 @@ Tensor converted(const Tensor& t, ScalarType dtype) {
 // and complex go to the baseline copy, whose SSE2 loops the integer ops (bitwise, shifts,
 // integer division) are memory-bound in anyway. Each (op, dtype) pair is a loop of its
 // own, and the other eight dtypes were two thirds of every wide copy's compile time.
+// A functor whose formula is a libm call per element (fmod, atan2, hypot, log1p: marked
+// kScalarCalls) has no wide copy at all: its loop is those calls whatever the vector
+// width (pow, atan2, fmod, hypot and logaddexp of 1M floats measured the same at the
+// baseline, AVX2 and AVX-512), and the copies were a quarter of the wide binary objects.
+template <class F>
+constexpr bool kHasWideCopy = !requires { requires F::kScalarCalls; };
+
 template <class F, class Baseline>
 void binary_functor_cpu(const char* name, Operand a, Operand b, const Tensor& dst, const Baseline& baseline) {
   const ScalarType compute = binary_compute_type(F::kDtypes, name, a, b);
-  if (kWideCpuCopy && !is_floating_point(compute)) {
+  if (kWideCpuCopy && (!kHasWideCopy<F> || !is_floating_point(compute))) {
     baseline();
     return;
   }
@@ -615,7 +629,7 @@ void binary_functor_cpu(const char* name, Operand a, Operand b, const Tensor& ds
   const Tensor out = direct ? dst : ember::empty_like(dst, TensorOptions().dtype(result));
   dispatch_all_types(compute, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr ((!kWideCpuCopy || kReal<T>) && computes<T>(F::kDtypes)) {
+    if constexpr ((!kWideCpuCopy || (kReal<T> && kHasWideCopy<F>)) && computes<T>(F::kDtypes)) {
       Args<T> x{out, a.tensor ? &ta : nullptr, b.tensor ? &tb : nullptr, {}, {}, name};
       if (a.scalar) x.ca = constant<T>(*a.scalar);
       if (b.scalar) x.cb = constant<T>(*b.scalar);
@@ -627,7 +641,7 @@ void binary_functor_cpu(const char* name, Operand a, Operand b, const Tensor& ds
         F::template run<T>(x);
       } else {
         using Out = std::conditional_t<F::kDtypes == BinaryDtypes::Logical, bool, T>;
-        loop<Out>(x, [](Acc<T> p, Acc<T> q) { return F::template apply<T>(p, q); });
+        loop<Out>(x, Apply<F, Kern<T>>{});
       }
     }
   });
@@ -713,7 +727,8 @@ void pow_scalar_out_cpu(const Scalar& self, const Tensor& exponent, const Tensor
   }
 #define EMBER_SCALAR_TENSOR_KERNEL(kernel, F, name)                                         \
   Tensor kernel(const Scalar& self, const Tensor& other) {                                  \
-    if (kWideCpuCopy && !is_floating_point(binary_compute_type(F::kDtypes, name, self, other))) { \
+    if (kWideCpuCopy && (!kHasWideCopy<F> ||                                                \
+                         !is_floating_point(binary_compute_type(F::kDtypes, name, self, other)))) { \
       return ::ember::native::kernel(self, other);                                          \
     }                                                                                       \
     Tensor out = make_output(binary_op_meta(F::kDtypes, name, self, other), other.device()); \

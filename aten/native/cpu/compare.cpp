@@ -29,17 +29,23 @@ bool compare(A a, A b) {
   else return a >= b;
 }
 
+// compare<c> as a callable of one type per computation type (Note [16-bit floats in blocks]).
+template <Cmp c, class A>
+struct Compare {
+  bool operator()(A a, A b) const { return compare<c>(a, b); }
+};
+
 template <Cmp c, class T>
 void loop(const TensorIterator& it, const Scalar* constant) {
   if (!constant) {
-    elementwise_loop<bool, T, 2>(it, [](Acc<T> a, Acc<T> b) { return compare<c>(a, b); });
+    elementwise_loop<bool, T, 2>(it, Compare<c, Acc<T>>{});
     return;
   }
   Acc<T> b;
   if constexpr (kIsComplex<T>) b = static_cast<T>(constant->to_complex());
   else if constexpr (std::is_same_v<T, bool>) b = constant->to<bool>();
   else b = constant->to<Acc<T>>();
-  elementwise_loop<bool, T, 1>(it, [&](Acc<T> a) { return compare<c>(a, b); });
+  elementwise_loop<bool, T, 1>(it, BindSecond<Compare<c, Acc<T>>, Acc<T>>{{}, b});
 }
 
 template <Cmp c>
