@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/empty.h"
 
 namespace ember {
 namespace detail {

@@ -3,9 +3,19 @@
 #include <algorithm>
 #include <vector>
 
-#include "ember/generated/Functions.h"
 #include "c10/util/DimVector.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/alias.h"
+#include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/count_nonzero.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/index.h"
+#include "ember/generated/ops/index_put_.h"
+#include "ember/generated/ops/movedim.h"
+#include "ember/generated/ops/permute.h"
+#include "ember/generated/ops/select.h"
+#include "ember/generated/ops/slice.h"
+#include "ember/generated/ops/unsqueeze.h"
 
 namespace ember::indexing {
 namespace {

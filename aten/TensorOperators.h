@@ -1,7 +1,12 @@
 #pragma once
 /// C++ arithmetic operators on tensors (a + b, 2 * t, -t), as PyTorch's C++ API has them.
 
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/add.h"
+#include "ember/generated/ops/div.h"
+#include "ember/generated/ops/mul.h"
+#include "ember/generated/ops/neg.h"
+#include "ember/generated/ops/reciprocal.h"
+#include "ember/generated/ops/sub.h"
 
 namespace ember {
 

@@ -28,16 +28,18 @@ function(ember_add_op_library target)
   endforeach()
   set(gen_cmd ${Python3_EXECUTABLE} ${EMBER_CODEGEN_DIR}/gen.py ${yaml_args} --out ${gen_out}
       --namespace ${ARG_NAMESPACE} --include-prefix ${ARG_NAMESPACE}/generated --no-methods)
-  execute_process(COMMAND ${gen_cmd} --list-outputs OUTPUT_VARIABLE cpps
+  execute_process(COMMAND ${gen_cmd} --list-outputs OUTPUT_VARIABLE outputs
                   OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_VARIABLE err RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${err}")
   endif()
-  list(TRANSFORM cpps PREPEND ${gen_out}/)
+  list(TRANSFORM outputs PREPEND ${gen_out}/)
+  set(cpps ${outputs})
+  list(FILTER cpps INCLUDE REGEX "\\.cpp$")
   file(GLOB codegen_py ${EMBER_CODEGEN_DIR}/*.py)
   add_custom_command(
     OUTPUT ${gen_out}/codegen.stamp
-    BYPRODUCTS ${cpps} ${gen_out}/Functions.h ${gen_out}/NativeFunctions.h
+    BYPRODUCTS ${outputs}
     COMMAND ${gen_cmd} --stamp ${gen_out}/codegen.stamp
     DEPENDS ${ARG_YAML} ${codegen_py}
     COMMENT "Generating ${ARG_NAMESPACE} operators"

@@ -158,6 +158,31 @@ def struct_name(f: NativeFunction) -> str:
     return name + "_" if name == "std" else name
 
 
+def free_function_name(f: NativeFunction) -> str:
+    """ember::<name>: the op's name, `<name>_out` for an out= overload."""
+    s = f.schema
+    return s.name + "_out" if s.is_out else s.name
+
+
+_CALLED = re.compile(r"(?<![\w.>:])([A-Za-z_]\w*)\s*\(")
+_OPS_STRUCT = re.compile(r"\bops::(\w+)::")
+
+
+def groups_used(code: str, fs: list[NativeFunction]) -> set[str]:
+    """The op groups (ops/<name>.h) that generated code calls: by free function, called
+    plain or as ember::<name>, or through ops::<struct>:: (Note [Per-op headers], gen.py).
+    A local function of the same name only adds an include."""
+    by_call: dict[str, str] = {}
+    by_struct: dict[str, str] = {}
+    for f in fs:
+        by_struct[struct_name(f)] = f.schema.name
+        if "function" in f.variants:
+            by_call[free_function_name(f)] = f.schema.name
+    plain = code.replace("ember::", "")
+    found = {by_call[n] for n in _CALLED.findall(plain) if n in by_call}
+    return found | {by_struct[n] for n in _OPS_STRUCT.findall(code) if n in by_struct}
+
+
 OPTIONS_GROUP = ("dtype", "layout", "device", "pin_memory")
 
 

@@ -3,12 +3,22 @@
 
   gen.py --yaml native_functions.yaml [--yaml fragment.yaml ...] --out DIR [--namespace aten]
 
-Writes, under DIR: ops/<name>.h (entry points of one operator name), Functions.h (all of
-them), TensorMethods.h/.cpp (Tensor methods), NativeFunctions.h (kernel and meta-function
-declarations), RegisterSchemas.cpp, Register<Key>.cpp (per dispatch key, with the
+Writes, under DIR: ops/<name>.h (entry points of one operator name), ops/<name>_native.h
+(its kernel and meta-function declarations), Functions.h and NativeFunctions.h (umbrellas
+including all of them), TensorMethods.h/.cpp (Tensor methods), RegisterSchemas.cpp, Register<Key>.cpp (per dispatch key, with the
 structured wrappers), ops.md (the operator table) and summary.json (for the binding and
 autograd generators). A file is rewritten only when its content changes. A bad entry
 stops generation with "file:line: reason".
+
+Note [Per-op headers]: an op group is the overloads of one schema name (`add.Tensor`,
+`add.Scalar`, `add.out`); ops/<name>.h declares its entry points and ops/<name>_native.h its
+kernels and metas, as PyTorch's ATen/ops/<name>.h and <name>_native.h. Ember's own files
+include exactly the per-op headers they use, never the umbrellas (test_kernel_rooms.py
+checks aten/), and the generated .cpp files do the same, so an edit of one YAML entry
+rewrites only that op's headers and rebuilds only their users. CMake lists every header
+as a byproduct of the generator (--list-outputs), so Ninja sees a rewritten header in the
+same build. What still rebuilds everything: an edit of a `method` variant's schema or
+doc (TensorMethods.h is part of class Tensor).
 """
 from __future__ import annotations
 
@@ -41,6 +51,12 @@ class Writer:
         self.files[rel] = text
 
     def flush(self) -> None:
+        # A header of an op that is gone is removed, so a stale include fails to compile.
+        ops = self.root / "ops"
+        if ops.is_dir():
+            for path in ops.glob("*.h"):
+                if f"ops/{path.name}" not in self.files:
+                    path.unlink()
         for rel, text in self.files.items():
             path = self.root / rel
             if path.exists() and path.read_text() == text:
@@ -110,18 +126,12 @@ def operator_files(by_name: dict[str, list[NativeFunction]], prefix: str) -> lis
     out = []
     for i in range(OPERATOR_FILES):
         part = names[i * per:(i + 1) * per]
-        text = [HEADER, '#include "c10/dispatch/Dispatcher.h"\n']
-        text += [f'#include "{prefix}/ops/{n}.h"\n' for n in part]
+        text = [HEADER, '#include "c10/dispatch/Dispatcher.h"\n', gen_register.includes(prefix, part)]
         text.append("\nnamespace ember::ops {\n\n")
         text += [entry_defs(f) for n in part for f in by_name[n]]
         text.append("}  // namespace ember::ops\n")
         out.append((f"Operators_{i}.cpp", "".join(text)))
     return out
-
-
-def free_function_name(f: NativeFunction) -> str:
-    s = f.schema
-    return s.name + "_out" if s.is_out else s.name
 
 
 def function_args(f: NativeFunction):
@@ -135,7 +145,7 @@ def free_functions(f: NativeFunction) -> str:
     args = function_args(f)
     ret = cpp.canonical_return(s)
     call_args = ", ".join(a.name for a in s.arguments)
-    name = free_function_name(f)
+    name = cpp.free_function_name(f)
     body = f"return ops::{cpp.struct_name(f)}::call({call_args});"
     out = doc_comment(f) + f"inline {ret} {name}({', '.join(cpp.params(args, defaults=True))}) {{ {body} }}\n"
     group = cpp.options_group(args)
@@ -235,7 +245,8 @@ def generate(fs: list[NativeFunction], out: Path, ns: str, prefix: str, methods:
         with_methods = [f for f in fs if "method" in f.variants]
         w.write("TensorMethods.h", HEADER + "// Included inside class Tensor (c10/core/Tensor.h).\n\n"
                 + "".join(method_decl(f) for f in with_methods))
-        w.write("TensorMethods.cpp", HEADER + f'#include "{prefix}/Functions.h"\n\nnamespace ember {{\n\n'
+        w.write("TensorMethods.cpp", HEADER + gen_register.includes(prefix, (f.schema.name for f in with_methods))
+                + "\nnamespace ember {\n\n"
                 + "".join(method_def(f) for f in with_methods) + "}  // namespace ember\n")
     # An operator library cannot add C++ Tensor methods (class Tensor is compiled into
     # libember); its `method` variants become Python methods only (gen_python.py).
@@ -268,12 +279,15 @@ def main(argv: list[str]) -> int:
     try:
         fs = load(args.yaml)
         if args.list_outputs:
-            cpps = gen_register.output_cpps(fs) + [f"Operators_{i}.cpp" for i in range(OPERATOR_FILES)]
+            # Every .cpp (CMake compiles them) and every header (byproducts, Note [Per-op headers]).
+            outs = gen_register.output_cpps(fs) + [f"Operators_{i}.cpp" for i in range(OPERATOR_FILES)]
             if args.no_methods:
-                cpps.remove("TensorMethods.cpp")
+                outs.remove("TensorMethods.cpp")
             else:
-                cpps += gen_autograd.output_cpps()
-            print(";".join(cpps))
+                outs += gen_autograd.output_cpps() + ["TensorMethods.h"]
+            outs += ["Functions.h"] + [f"ops/{n}.h" for n in sorted({f.schema.name for f in fs})]
+            outs += gen_register.output_headers(fs)
+            print(";".join(outs))
             return 0
         generate(fs, args.out, args.namespace, args.include_prefix, methods=not args.no_methods).flush()
     except (ModelError, cpp.CppError, gen_register.RegisterError, gen_autograd.AutogradError) as e:

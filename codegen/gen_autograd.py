@@ -470,7 +470,7 @@ def shard_of(f: NativeFunction) -> int:
 
 
 def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str]]:
-    from gen_register import fn_ref
+    from gen_register import fn_ref, includes
     p = plan(fs)
     shards = [{"nodes": [], "kernels": [], "impls": []} for _ in range(SHARDS)]
     node_of: dict[str, Info] = {i.source.name: i for i in p.nodes}
@@ -486,14 +486,15 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
         sh["impls"].append(f'  m.impl("{f.name}", {fn_ref(kernel_name(f), ret, ["DispatchKeySet ks"] + ps)});')
     out = []
     for i, sh in enumerate(shards):
-        text = (f'#include <algorithm>\n#include <array>\n#include <tuple>\n\n'
-                f'#include "{prefix}/Functions.h"\n#include "aten/autograd/FunctionsManual.h"\n'
-                '#include "aten/autograd/Engine.h"\n#include "aten/autograd/SavedVariable.h"\n#include "aten/autograd/Variable.h"\n'
-                '#include "c10/dispatch/Library.h"\n#include "c10/util/Exception.h"\n\n'
-                "namespace ember::autograd {\nnamespace {\n\n" + "\n".join(sh["nodes"]) + "\n" +
+        body = ("namespace ember::autograd {\nnamespace {\n\n" + "\n".join(sh["nodes"]) + "\n" +
                 "\n".join(sh["kernels"]) + "\n}  // namespace\n\n" +
                 f"EMBER_LIBRARY_IMPL({ns}, Autograd, m) {{\n" + "\n".join(sh["impls"]) +
                 "\n}\n\n}  // namespace ember::autograd\n")
+        # Only the op headers the shard's formulas and redispatches use (Note [Per-op headers]).
+        text = ('#include <algorithm>\n#include <array>\n#include <tuple>\n\n' +
+                includes(prefix, cpp.groups_used(body, fs)) + '#include "aten/autograd/FunctionsManual.h"\n'
+                '#include "aten/autograd/Engine.h"\n#include "aten/autograd/SavedVariable.h"\n#include "aten/autograd/Variable.h"\n'
+                '#include "c10/dispatch/Library.h"\n#include "c10/util/Exception.h"\n\n' + body)
         out.append((f"AutogradKernels_{i}.cpp", text))
     out.append(("autograd.md", report(p)))
     return out

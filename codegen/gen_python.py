@@ -256,8 +256,10 @@ def doc_of(fs: list[NativeFunction]) -> str:
 
 def generate_cpp(fs: list[NativeFunction], prefix: str, entry: str, module: str | None) -> str:
     functions, methods = python_groups(fs)
+    # The op headers of the overloads the bindings call (Note [Per-op headers], gen.py).
+    called = sorted({f.schema.name for f in fs})
     parts = [HEADER, "#include <tuple>\n#include <vector>\n\n",
-             f'#include "{prefix}/Functions.h"\n',
+             "".join(f'#include "{prefix}/ops/{n}.h"\n' for n in called),
              '#include "python/csrc/ArgParser.h"\n#include "python/csrc/Bindings.h"\n'
              '#include "python/csrc/Exceptions.h"\n\n',
              "namespace ember::python {\nnamespace {\n\n"]

@@ -41,8 +41,9 @@ def fn_ref(name: str, ret: str, ps: list[str]) -> str:
     return f"::ember::CompileTimeFunction<static_cast<{ret} (*)({types})>(&{name})>()"
 
 
-def native_functions_h(fs: list[NativeFunction]) -> str:
-    decls: dict[str, str] = {}
+def native_decls(fs: list[NativeFunction]) -> list[str]:
+    """The kernel and meta-function declarations of one op group (one ops/<name>.h)."""
+    decls: dict[str, None] = {}
     for f in fs:
         s = f.schema
         for key, kernel in f.dispatch:
@@ -53,26 +54,49 @@ def native_functions_h(fs: list[NativeFunction]) -> str:
                 if key == "BackendSelect":
                     ps = ["DispatchKeySet keys"] + ps
                 decl = f"{ret} {kernel}({', '.join(ps)});"
-            decls.setdefault(decl, f.name)
+            decls.setdefault(decl)
         if f.structured:
             params = cpp.params(s.non_out_arguments)
             decl = f"{meta_return(s)} {meta_name(s)}({', '.join(params)})"
             if f.meta:
                 # Note [Shared meta helpers] (model.py): the family's helper, called with the name.
-                decls.setdefault(f"TensorMeta {f.meta}({', '.join(['const char* op'] + params)});", f.name)
+                decls.setdefault(f"TensorMeta {f.meta}({', '.join(['const char* op'] + params)});")
                 args = ", ".join([_cpp_string(s.name)] + [p.rsplit(" ", 1)[1].split(" = ")[0] for p in params])
-                decls.setdefault(f"inline {decl} {{ return {f.meta}({args}); }}", f.name)
+                decls.setdefault(f"inline {decl} {{ return {f.meta}({args}); }}")
             else:
-                decls.setdefault(f"{decl};", f.name)
-    # Each declaration names its operator, not its YAML line: every kernel file includes this
-    # header, and a line number would change (and rebuild them all) whenever an entry above
-    # it grows or shrinks.
-    body = "".join(f"{d}  // {name}\n" for d, name in decls.items())
-    return ("#pragma once\n// Kernel and meta-function declarations: kernel files include this and need no\n"
-            "// header of their own.\n\n#include <array>\n#include <complex>\n#include <optional>\n#include <tuple>\n\n"
+                decls.setdefault(f"{decl};")
+    return list(decls)
+
+
+def native_header(name: str, decls: list[str]) -> str:
+    """ops/<name>_native.h. Note [Per-op headers] (gen.py): a kernel file includes the
+    native headers of the kernels it defines or calls, so an entry's kernel change rebuilds
+    only those files."""
+    return (f"#pragma once\n// Kernel and meta-function declarations of {name}.\n\n"
+            "#include <array>\n#include <complex>\n#include <optional>\n#include <tuple>\n\n"
             '#include "c10/core/Generator.h"\n#include "c10/core/TensorMeta.h"\n'
-            '#include "c10/dispatch/Dispatcher.h"\n\nnamespace ember::native {\n\n' + body +
-            "\n}  // namespace ember::native\n")
+            '#include "c10/dispatch/Dispatcher.h"\n\nnamespace ember::native {\n\n' +
+            "".join(d + "\n" for d in decls) + "\n}  // namespace ember::native\n")
+
+
+def native_groups(fs: list[NativeFunction]) -> dict[str, list[str]]:
+    """Op group (ops/<name>.h's name) -> its declarations, for the groups that have any."""
+    by_name: dict[str, list[NativeFunction]] = defaultdict(list)
+    for f in fs:
+        by_name[f.schema.name].append(f)
+    groups = {n: native_decls(g) for n, g in sorted(by_name.items())}
+    return {n: d for n, d in groups.items() if d}
+
+
+def native_functions_h(groups: dict[str, list[str]], prefix: str) -> str:
+    return ("#pragma once\n// Every op's kernel and meta-function declarations, for code that needs them\n"
+            "// all; Ember's own files include ops/<name>_native.h (Note [Per-op headers], gen.py).\n\n" +
+            "".join(f'#include "{prefix}/ops/{n}_native.h"\n' for n in groups))
+
+
+def includes(prefix: str, names, suffix: str = "") -> str:
+    """#include lines of the ops/<name><suffix>.h of each name, sorted."""
+    return "".join(f'#include "{prefix}/ops/{n}{suffix}.h"\n' for n in sorted(set(names)))
 
 
 def register_schemas(fs: list[NativeFunction], ns: str) -> str:
@@ -91,6 +115,10 @@ class KeyFile:
         self.impls: list[str] = []
         # CPU: kernel pointers picked per capability, by (kernel, signature) -> (name, decl).
         self.picked: dict[tuple[str, str], tuple[str, str, str]] = {}
+        # The op groups whose ops/<name>_native.h (kernels, metas) and ops/<name>.h
+        # (redispatch) the wrappers use.
+        self.natives: set[str] = set()
+        self.ops: set[str] = set()
 
     def kernel_call(self, kernel: str, ret: str, ps: list[str]) -> str:
         """What a wrapper calls for `kernel`: the function itself, or on CPU the copy of the
@@ -133,6 +161,7 @@ def structured_wrappers(out_fn: NativeFunction, delegates: list[NativeFunction],
                         kernel: str | None, kf: KeyFile) -> None:
     s = out_fn.schema
     meta = f"native::{meta_name(s)}"
+    kf.natives.add(s.name)
     n_out = len(s.out_arguments)
     for f in [out_fn] + delegates:
         fs = f.schema
@@ -172,8 +201,10 @@ def structured_wrappers(out_fn: NativeFunction, delegates: list[NativeFunction],
 
 
 def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str]]:
-    out = [("NativeFunctions.h", native_functions_h(fs)),
-           ("RegisterSchemas.cpp", register_schemas(fs, ns))]
+    groups = native_groups(fs)
+    out = [(f"ops/{n}_native.h", native_header(n, d)) for n, d in groups.items()]
+    out += [("NativeFunctions.h", native_functions_h(groups, prefix)),
+            ("RegisterSchemas.cpp", register_schemas(fs, ns))]
     keys: dict[str, KeyFile] = {}
 
     def key_file(k: str) -> KeyFile:
@@ -199,6 +230,7 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
             if key == "BackendSelect":
                 ps = ["DispatchKeySet keys"] + ps
             kf = key_file(key)
+            kf.natives.add(s.name)
             if key == "CPU":
                 # Through the picked pointer: a forwarding wrapper.
                 wname = f"wrapper_CPU_{cpp.struct_name(f)}"
@@ -216,13 +248,14 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
             layout = "layout.value_or(Layout::Strided)" if any(a.name == "layout" for a in s.arguments) else "Layout::Strided"
             names = ", ".join(a.name for a in s.arguments)
             kf = key_file("BackendSelect")
+            kf.ops.add(s.name)
             kf.wrappers.append(
                 f"{ret} {wname}({', '.join(['DispatchKeySet keys'] + ps)}) {{\n"
                 f"  const DispatchKey backend = backend_key_of(device.value_or(Device(DeviceType::CPU)), {layout});\n"
                 f"  return ops::{cpp.struct_name(f)}::redispatch(keys.below(DispatchKey::BackendSelect).add(backend), {names});\n}}\n")
             kf.impls.append(f'  m.impl("{f.name}", {fn_ref(wname, ret, ["DispatchKeySet keys"] + ps)});')
     for key, kf in sorted(keys.items()):
-        text = (f'#include "{prefix}/Functions.h"\n#include "{prefix}/NativeFunctions.h"\n'
+        text = (includes(prefix, kf.ops) + includes(prefix, kf.natives, "_native") +
                 '#include "aten/native/CpuCapability.h"\n'
                 '#include "aten/native/Structured.h"\n#include "c10/dispatch/Library.h"\n\n' +
                 kf.prologue() + "namespace ember {\nnamespace {\n\n" + "\n".join(kf.wrappers) +
@@ -244,3 +277,8 @@ def output_cpps(fs: list[NativeFunction]) -> list[str]:
                 and any(a.name == "device" for a in s.arguments)):
             keys.add("BackendSelect")
     return ["RegisterSchemas.cpp", "TensorMethods.cpp"] + [f"Register{k}.cpp" for k in sorted(keys)]
+
+
+def output_headers(fs: list[NativeFunction]) -> list[str]:
+    """The kernel-declaration headers a run writes."""
+    return ["NativeFunctions.h"] + [f"ops/{n}_native.h" for n in native_groups(fs)]

@@ -2,7 +2,7 @@
 
 #include "aten/autograd/Variable.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/empty_strided.h"
 
 namespace ember::autograd {
 

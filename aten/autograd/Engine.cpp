@@ -8,7 +8,9 @@
 #include "aten/autograd/BasicNodes.h"
 #include "aten/autograd/Variable.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/mode.h"
+#include "ember/generated/ops/ones_like.h"
+#include "ember/generated/ops/sum.h"
 
 namespace ember::autograd {
 

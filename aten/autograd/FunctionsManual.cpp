@@ -7,6 +7,21 @@
 
 #include "aten/autograd/Engine.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/amax.h"
+#include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/as_strided.h"
+#include "ember/generated/ops/cat.h"
+#include "ember/generated/ops/diagonal.h"
+#include "ember/generated/ops/narrow.h"
+#include "ember/generated/ops/ones.h"
+#include "ember/generated/ops/ones_like.h"
+#include "ember/generated/ops/roll.h"
+#include "ember/generated/ops/slice.h"
+#include "ember/generated/ops/softplus.h"
+#include "ember/generated/ops/sum.h"
+#include "ember/generated/ops/where.h"
+#include "ember/generated/ops/zeros.h"
+#include "ember/generated/ops/zeros_like.h"
 
 namespace ember::autograd {
 

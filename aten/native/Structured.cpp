@@ -1,8 +1,10 @@
 #include "aten/native/Structured.h"
 
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_native.h"
+#include "ember/generated/ops/empty_strided.h"
+#include "ember/generated/ops/empty_strided_native.h"
 
 namespace ember {
 

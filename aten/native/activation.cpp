@@ -6,8 +6,15 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/unary.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/clamp.h"
+#include "ember/generated/ops/clamp_.h"
+#include "ember/generated/ops/clamp_min.h"
+#include "ember/generated/ops/clamp_min_.h"
+#include "ember/generated/ops/elu.h"
+#include "ember/generated/ops/elu_.h"
+#include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/hardtanh.h"
+#include "ember/generated/ops/hardtanh_.h"
 
 namespace ember::native {
 namespace {

@@ -8,7 +8,6 @@
 
 #include "aten/native/TensorIterator.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
 

@@ -1,8 +1,9 @@
 // Copy and conversion ops written with other ops: zero_, clone, contiguous, to, item.
 #include "aten/native/MemoryFormats.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/_local_scalar_dense.h"
+#include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/fill_.h"
 
 namespace ember::native {
 namespace {

@@ -11,8 +11,9 @@
 #include "aten/TensorOperators.h"
 #include "c10/core/Reduction.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/_ctc_loss.h"
+#include "ember/generated/ops/where.h"
+#include "ember/generated/ops/zeros.h"
 
 namespace ember::native {
 

@@ -10,9 +10,17 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/MemoryFormats.h"
 #include "aten/native/RangeFactories.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/arange_native.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/empty_strided.h"
+#include "ember/generated/ops/eye.h"
+#include "ember/generated/ops/eye_native.h"
+#include "ember/generated/ops/fill_.h"
+#include "ember/generated/ops/linspace.h"
+#include "ember/generated/ops/logspace.h"
 
 namespace ember {
 namespace {

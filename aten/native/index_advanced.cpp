@@ -9,9 +9,13 @@
 
 #include "aten/TensorOperators.h"
 #include "aten/native/TensorIterator.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/logical_or.h"
+#include "ember/generated/ops/nonzero.h"
+#include "ember/generated/ops/sum.h"
+#include "ember/generated/ops/where.h"
+#include "ember/generated/ops/zeros.h"
 
 namespace ember::native {
 

@@ -4,9 +4,11 @@
 #include "aten/native/indexing.h"
 
 #include "aten/native/DimUtils.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/flatten.h"
+#include "ember/generated/ops/index_select.h"
+#include "ember/generated/ops/repeat_interleave_native.h"
+#include "ember/generated/ops/scalar_tensor.h"
 
 namespace ember::native {
 

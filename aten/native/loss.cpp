@@ -10,9 +10,18 @@
 #include <string>
 
 #include "aten/TensorOperators.h"
+#include "c10/util/DimVector.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/clamp_min.h"
+#include "ember/generated/ops/l1_loss.h"
+#include "ember/generated/ops/linalg_vector_norm.h"
+#include "ember/generated/ops/log_softmax.h"
+#include "ember/generated/ops/minimum.h"
+#include "ember/generated/ops/nll_loss.h"
+#include "ember/generated/ops/nll_loss_forward.h"
+#include "ember/generated/ops/ones_like.h"
+#include "ember/generated/ops/where.h"
+#include "ember/generated/ops/zeros_like.h"
 
 namespace ember::native {
 

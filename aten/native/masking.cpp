@@ -3,9 +3,8 @@
 // cpu/masking.cpp.
 #include "aten/native/masking.h"
 
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/nonzero.h"
 
 namespace ember::native {
 

@@ -6,8 +6,14 @@
 #include "aten/TensorOperators.h"
 #include "aten/native/DimUtils.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/bincount.h"
+#include "ember/generated/ops/clamp_min.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/linalg_vector_norm.h"
+#include "ember/generated/ops/split.h"
+#include "ember/generated/ops/split_native.h"
+#include "ember/generated/ops/zeros.h"
 
 namespace ember::native {
 namespace {

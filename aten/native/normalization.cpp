@@ -4,9 +4,13 @@
 
 #include "aten/TensorOperators.h"
 #include "aten/autograd/GradMode.h"
+#include "c10/util/DimVector.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/batch_norm.h"
+#include "ember/generated/ops/native_batch_norm.h"
+#include "ember/generated/ops/native_group_norm.h"
+#include "ember/generated/ops/native_layer_norm.h"
+#include "ember/generated/ops/rsqrt.h"
 
 namespace ember::native {
 

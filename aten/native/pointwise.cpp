@@ -6,8 +6,11 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/TensorIterator.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/clamp.h"
+#include "ember/generated/ops/clamp_.h"
+#include "ember/generated/ops/clamp_native.h"
+#include "ember/generated/ops/scalar_tensor.h"
+#include "ember/generated/ops/where.h"
 
 namespace ember::native {
 namespace {

@@ -7,9 +7,17 @@
 #include <cstdint>
 #include <limits>
 
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/rand_like_native.h"
+#include "ember/generated/ops/rand_native.h"
+#include "ember/generated/ops/randint_like_native.h"
+#include "ember/generated/ops/randint_native.h"
+#include "ember/generated/ops/randn_like_native.h"
+#include "ember/generated/ops/randn_native.h"
+#include "ember/generated/ops/randperm.h"
+#include "ember/generated/ops/to_native.h"
 
 namespace ember {
 namespace native {

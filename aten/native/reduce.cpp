@@ -10,8 +10,9 @@
 #include "aten/native/RangeFactories.h"
 #include "aten/native/Reduce.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/count_nonzero_native.h"
+#include "ember/generated/ops/div.h"
+#include "ember/generated/ops/empty.h"
 
 namespace ember::native {
 

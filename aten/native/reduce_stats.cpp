@@ -7,8 +7,6 @@
 #include "aten/native/RangeFactories.h"
 #include "aten/native/Reduce.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
 namespace {

@@ -9,9 +9,12 @@
 #include "aten/native/DimUtils.h"
 #include "aten/native/IndexUtils.h"
 #include "aten/native/TensorIterator.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/logical_or.h"
+#include "ember/generated/ops/nonzero.h"
+#include "ember/generated/ops/reshape.h"
+#include "ember/generated/ops/sum.h"
+#include "ember/generated/ops/where.h"
 
 namespace ember::native {
 

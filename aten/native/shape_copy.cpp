@@ -7,9 +7,18 @@
 #include "aten/native/DimUtils.h"
 #include "aten/native/RangeFactories.h"
 #include "aten/native/Reduce.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/flatten.h"
+#include "ember/generated/ops/reshape.h"
+#include "ember/generated/ops/roll_native.h"
+#include "ember/generated/ops/slice.h"
+#include "ember/generated/ops/tril_native.h"
+#include "ember/generated/ops/triu_native.h"
+#include "ember/generated/ops/where.h"
+#include "ember/generated/ops/zeros.h"
 
 namespace ember::native {
 namespace {

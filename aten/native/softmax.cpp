@@ -1,6 +1,6 @@
 // softmax and log_softmax's composite front ends (the kernels: cpu/softmax.cpp).
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/_log_softmax.h"
+#include "ember/generated/ops/_softmax.h"
 
 namespace ember::native {
 

@@ -6,9 +6,14 @@
 #include <algorithm>
 #include <vector>
 
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "c10/util/DimVector.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/meshgrid.h"
+#include "ember/generated/ops/reshape.h"
+#include "ember/generated/ops/sort.h"
+#include "ember/generated/ops/stack.h"
+#include "ember/generated/ops/view.h"
 
 namespace ember::native {
 

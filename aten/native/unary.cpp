@@ -3,8 +3,7 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/unary.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/abs.h"
 
 namespace ember::native {
 

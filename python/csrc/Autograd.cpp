@@ -11,7 +11,7 @@
 #include "aten/autograd/SavedVariable.h"
 #include "aten/autograd/Variable.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/zeros.h"
 #include "python/csrc/Exceptions.h"
 #include "python/csrc/PyTensor.h"
 

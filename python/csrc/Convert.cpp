@@ -12,7 +12,6 @@
 #include "aten/native/Dispatch.h"
 #include "c10/util/DimVector.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
 #include "python/csrc/DLPack.h"
 #include "python/csrc/Exceptions.h"
 #include "python/csrc/PyTensor.h"

@@ -10,7 +10,6 @@
 #include "c10/core/Allocator.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
 #include "python/csrc/Autograd.h"
 #include "python/csrc/Bindings.h"
 #include "python/csrc/Convert.h"

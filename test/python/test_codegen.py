@@ -70,14 +70,32 @@ def test_one_entry_edit_rewrites_only_its_files(tmp_path):
         CPU: beta_cpu
       autograd: non_differentiable
     """
-    assert run_gen(tmp_path, base).returncode == 0
     out = tmp_path / "out"
-    stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*.h")}
-    time.sleep(0.01)
-    assert run_gen(tmp_path, base.replace("beta(Tensor self)", "beta(Tensor self, int n=1)")).returncode == 0
-    changed = {p.relative_to(out).as_posix() for p in out.rglob("*.h") if p.stat().st_mtime_ns != stamp.get(p)}
-    assert "ops/alpha.h" not in changed
-    assert "ops/beta.h" in changed
+
+    def rewritten(yaml_text: str) -> set[str]:
+        """The files an edit of `base` into yaml_text rewrites."""
+        assert run_gen(tmp_path, base).returncode == 0
+        stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+        time.sleep(0.01)
+        assert run_gen(tmp_path, yaml_text).returncode == 0
+        return {p.relative_to(out).as_posix() for p in out.rglob("*")
+                if p.is_file() and p.stat().st_mtime_ns != stamp.get(p)}
+
+    # Note [Per-op headers]: the umbrellas only include, so they stay as they are.
+    changed = rewritten(base.replace("beta(Tensor self)", "beta(Tensor self, int n=1)"))
+    assert {p for p in changed if p.endswith(".h")} == {"ops/beta.h", "ops/beta_native.h"}
+    assert "ops/alpha.h" not in changed and "TensorMethods.cpp" not in changed
+    # A doc line: the op's header and the tables, no .cpp.
+    changed = rewritten(base.replace("      autograd: non_differentiable",
+                                     "      doc: Beta.\n      autograd: non_differentiable"))
+    assert changed == {"ops/beta.h", "ops.md", "summary.json"}
+    # A formula: one autograd shard.
+    changed = rewritten(base.replace("self: grad", "self: grad * 2"))
+    code = [p for p in changed if not p.endswith((".md", ".json"))]
+    assert len(code) == 1 and code[0].startswith("AutogradKernels_"), code
+    # An op that is gone takes its headers along (a stale include fails to compile).
+    assert run_gen(tmp_path, base.split("    - func: beta")[0]).returncode == 0
+    assert not (out / "ops/beta.h").exists() and not (out / "ops/beta_native.h").exists()
 
 
 def test_structured_entries_generate_all_three_forms(tmp_path):
@@ -101,7 +119,8 @@ def test_structured_entries_generate_all_three_forms(tmp_path):
     meta = (out / "RegisterMeta.cpp").read_text()
     for name in ('"axpy.out"', '"axpy"', '"axpy_"'):
         assert name in cpu and name in meta
-    decls = (out / "NativeFunctions.h").read_text()
+    decls = (out / "ops" / "axpy_native.h").read_text()
+    assert '#include "ember/generated/ops/axpy_native.h"' in (out / "NativeFunctions.h").read_text()
     assert "TensorMeta axpy_meta(const Tensor& self, const Tensor& other, const Scalar& alpha);" in decls
     assert "void axpy_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out);" in decls
     assert "native::axpy_out_cpu" not in meta  # Meta runs the meta function only

@@ -12,7 +12,6 @@
 #include "aten/native/cpu/Vectorized.h"
 #include "aten/native/cpu/unary_kernel.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/NativeFunctions.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

@@ -31,8 +31,8 @@
 #include "aten/native/onednn/Conv.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/zeros.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

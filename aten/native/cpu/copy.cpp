@@ -10,8 +10,7 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/cpu/StridedLoop.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/copy__native.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

@@ -8,8 +8,9 @@
 #include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/RangeFactories.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/fill_.h"
+#include "ember/generated/ops/zero_.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

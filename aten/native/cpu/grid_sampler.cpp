@@ -20,8 +20,10 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/clip.h"
+#include "ember/generated/ops/clip_native.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/zeros.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

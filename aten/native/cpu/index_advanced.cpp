@@ -13,9 +13,9 @@
 #include "aten/native/Parallel.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/index_advanced.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/index_put__native.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

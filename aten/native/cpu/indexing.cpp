@@ -19,9 +19,11 @@
 #include "aten/native/RangeFactories.h"
 #include "aten/native/Reduce.h"
 #include "aten/native/indexing.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/index_copy__native.h"
+#include "ember/generated/ops/index_fill__native.h"
+#include "ember/generated/ops/index_select_native.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

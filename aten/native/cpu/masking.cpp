@@ -16,10 +16,14 @@
 #include "aten/native/RangeFactories.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/masking.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/masked_fill__native.h"
+#include "ember/generated/ops/masked_scatter__native.h"
+#include "ember/generated/ops/masked_select_native.h"
+#include "ember/generated/ops/nonzero_native.h"
+#include "ember/generated/ops/where.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

@@ -20,8 +20,8 @@
 #include "aten/native/MemoryFormats.h"
 #include "aten/native/Parallel.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_like.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

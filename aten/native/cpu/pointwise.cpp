@@ -19,8 +19,8 @@
 #include "aten/native/cpu/unary_kernel.h"
 #include "aten/native/pointwise.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/select.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

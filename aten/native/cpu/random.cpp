@@ -11,7 +11,6 @@
 #include "aten/PhiloxGenerator.h"
 #include "aten/native/cpu/random_loops.h"
 #include "aten/native/random.h"
-#include "ember/generated/NativeFunctions.h"
 
 // Note [Reproducible arithmetic]: no contraction of a * b + c into an FMA in this file, so
 // a seed gives the same bits whether or not the build targets FMA hardware

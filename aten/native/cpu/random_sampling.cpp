@@ -5,12 +5,11 @@
 #include <cmath>
 #include <numeric>
 
-#include "aten/native/CpuCapability.h"
 #include "aten/PhiloxGenerator.h"
+#include "aten/native/CpuCapability.h"
 #include "aten/native/cpu/random_loops.h"
 #include "aten/native/random.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/empty.h"
 
 namespace ember {
 namespace native {

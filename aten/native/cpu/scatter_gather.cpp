@@ -24,9 +24,18 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/StridedLoop.h"
 #include "aten/native/scatter_gather.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/div.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/full.h"
+#include "ember/generated/ops/gather_native.h"
+#include "ember/generated/ops/logical_or.h"
+#include "ember/generated/ops/nonzero.h"
+#include "ember/generated/ops/ones.h"
+#include "ember/generated/ops/put__native.h"
+#include "ember/generated/ops/reshape.h"
+#include "ember/generated/ops/scatter_reduce__native.h"
+#include "ember/generated/ops/sum.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

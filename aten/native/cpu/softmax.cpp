@@ -17,8 +17,7 @@
 #include "aten/native/Parallel.h"
 #include "aten/native/cpu/Vectorized.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/empty.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

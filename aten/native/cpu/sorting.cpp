@@ -22,10 +22,14 @@
 #include "aten/native/Parallel.h"
 #include "aten/native/RangeFactories.h"
 #include "aten/native/sorting.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/full.h"
+#include "ember/generated/ops/movedim.h"
+#include "ember/generated/ops/narrow.h"
+#include "ember/generated/ops/zeros.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

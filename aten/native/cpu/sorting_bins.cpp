@@ -10,9 +10,11 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/sorting.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/bucketize_native.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/scalar_tensor.h"
+#include "ember/generated/ops/zeros.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

@@ -14,8 +14,9 @@
 #include "aten/native/cpu/unary_kernel.h"
 #include "aten/native/unary.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/ones_like.h"
+#include "ember/generated/ops/zeros_like.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

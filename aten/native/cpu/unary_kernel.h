@@ -9,7 +9,7 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cpu/Loops.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/empty_like.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN

@@ -15,7 +15,7 @@
 #include "aten/native/onednn/Gemm.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/empty.h"
 
 namespace ember::native {
 namespace {

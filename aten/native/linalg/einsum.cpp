@@ -15,8 +15,12 @@
 #include <vector>
 
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/bmm.h"
+#include "ember/generated/ops/eq.h"
+#include "ember/generated/ops/full.h"
+#include "ember/generated/ops/full_native.h"
+#include "ember/generated/ops/prod.h"
+#include "ember/generated/ops/sum.h"
 
 namespace ember::native {
 namespace {

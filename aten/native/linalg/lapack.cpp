@@ -17,8 +17,9 @@
 #include "aten/native/Parallel.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/tril.h"
+#include "ember/generated/ops/zeros.h"
 
 namespace ember::native {
 namespace {

@@ -12,8 +12,19 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/linalg/Blas.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/addmm.h"
+#include "ember/generated/ops/addmm_native.h"
+#include "ember/generated/ops/addmv_native.h"
+#include "ember/generated/ops/baddbmm_native.h"
+#include "ember/generated/ops/bmm.h"
+#include "ember/generated/ops/dot.h"
+#include "ember/generated/ops/dot_native.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/matmul.h"
+#include "ember/generated/ops/mm.h"
+#include "ember/generated/ops/mv.h"
+#include "ember/generated/ops/mv_native.h"
+#include "ember/generated/ops/outer_native.h"
 
 namespace ember::native {
 namespace {

@@ -30,7 +30,7 @@
 #include "aten/native/MemoryFormats.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/empty.h"
 
 namespace ember::native::onednn {
 namespace {

@@ -5,7 +5,20 @@
 
 #include <cmath>
 
-#include "ember/ember.h"
+#include "ember/generated/ops/bitwise_and.h"
+#include "ember/generated/ops/bitwise_left_shift.h"
+#include "ember/generated/ops/bitwise_right_shift.h"
+#include "ember/generated/ops/bitwise_xor.h"
+#include "ember/generated/ops/div.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/floor_divide.h"
+#include "ember/generated/ops/fmod.h"
+#include "ember/generated/ops/full.h"
+#include "ember/generated/ops/logical_xor.h"
+#include "ember/generated/ops/maximum.h"
+#include "ember/generated/ops/pow.h"
+#include "ember/generated/ops/remainder.h"
+#include "test/cpp/ember_api.h"
 
 namespace ember {
 namespace {

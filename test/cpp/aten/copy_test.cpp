@@ -7,8 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "ember/ember.h"
+#include "ember/generated/ops/_local_scalar_dense.h"
+#include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/fill_.h"
+#include "ember/generated/ops/full.h"
+#include "ember/generated/ops/ones.h"
+#include "ember/generated/ops/zeros.h"
 #include "test/cpp/aten/reference_util.h"
+#include "test/cpp/ember_api.h"
 
 namespace ember {
 namespace {

@@ -24,7 +24,9 @@
 
 #include "aten/native/CpuCapability.h"
 #include "c10/dispatch/Dispatcher.h"
-#include "ember/ember.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_strided.h"
+#include "test/cpp/ember_api.h"
 
 extern char** environ;
 

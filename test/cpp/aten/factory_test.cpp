@@ -8,8 +8,22 @@
 #include <string>
 #include <vector>
 
-#include "ember/ember.h"
+#include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/empty_strided.h"
+#include "ember/generated/ops/eye.h"
+#include "ember/generated/ops/full.h"
+#include "ember/generated/ops/full_like.h"
+#include "ember/generated/ops/linspace.h"
+#include "ember/generated/ops/logspace.h"
+#include "ember/generated/ops/ones.h"
+#include "ember/generated/ops/ones_like.h"
+#include "ember/generated/ops/scalar_tensor.h"
+#include "ember/generated/ops/zeros.h"
+#include "ember/generated/ops/zeros_like.h"
 #include "test/cpp/aten/reference_util.h"
+#include "test/cpp/ember_api.h"
 
 namespace ember {
 namespace {

@@ -4,7 +4,15 @@
 // checked against PyTorch in test/python/test_indexing.py and test_op_table.py).
 #include <gtest/gtest.h>
 
-#include "ember/ember.h"
+#include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/argsort.h"
+#include "ember/generated/ops/full.h"
+#include "ember/generated/ops/gt.h"
+#include "ember/generated/ops/ne.h"
+#include "ember/generated/ops/sum.h"
+#include "ember/generated/ops/zeros.h"
+#include "ember/generated/ops/zeros_like.h"
+#include "test/cpp/ember_api.h"
 
 namespace ember {
 namespace {

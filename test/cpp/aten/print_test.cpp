@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ember/ember.h"
+#include "ember/generated/ops/empty.h"
+#include "test/cpp/ember_api.h"
 #include "test/cpp/reference/json_reader.h"
 
 namespace ember {

@@ -21,7 +21,21 @@
 
 #include "aten/native/cpu/random_loops.h"
 #include "c10/util/Half.h"
-#include "ember/ember.h"
+#include "ember/generated/ops/bernoulli.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/full.h"
+#include "ember/generated/ops/mean.h"
+#include "ember/generated/ops/multinomial.h"
+#include "ember/generated/ops/ones.h"
+#include "ember/generated/ops/rand.h"
+#include "ember/generated/ops/rand_like.h"
+#include "ember/generated/ops/randint.h"
+#include "ember/generated/ops/randint_like.h"
+#include "ember/generated/ops/randn.h"
+#include "ember/generated/ops/randn_like.h"
+#include "ember/generated/ops/randperm.h"
+#include "ember/generated/ops/zeros.h"
+#include "test/cpp/ember_api.h"
 
 namespace ember {
 namespace {

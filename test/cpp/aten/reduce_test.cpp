@@ -7,7 +7,9 @@
 
 #include "aten/native/Reduce.h"
 #include "c10/core/Threads.h"
-#include "ember/ember.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/full.h"
+#include "test/cpp/ember_api.h"
 
 namespace ember {
 namespace {

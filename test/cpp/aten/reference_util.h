@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/ember.h"
+#include "test/cpp/ember_api.h"
 #include "test/cpp/reference/json_reader.h"
 
 namespace ember::test {

@@ -5,7 +5,17 @@
 
 #include <vector>
 
-#include "ember/ember.h"
+#include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/bernoulli.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_strided.h"
+#include "ember/generated/ops/full.h"
+#include "ember/generated/ops/linspace.h"
+#include "ember/generated/ops/randn.h"
+#include "ember/generated/ops/scalar_tensor.h"
+#include "ember/generated/ops/select.h"
+#include "ember/generated/ops/zeros.h"
+#include "test/cpp/ember_api.h"
 
 namespace ember {
 namespace {

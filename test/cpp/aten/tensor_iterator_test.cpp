@@ -5,7 +5,16 @@
 #include <vector>
 
 #include "aten/native/TensorIterator.h"
-#include "ember/ember.h"
+#include "ember/generated/ops/add.h"
+#include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/div.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/empty_strided.h"
+#include "ember/generated/ops/eq.h"
+#include "ember/generated/ops/full.h"
+#include "ember/generated/ops/sub.h"
+#include "ember/generated/ops/zeros.h"
+#include "test/cpp/ember_api.h"
 
 namespace ember {
 namespace {

@@ -5,7 +5,10 @@
 
 #include <vector>
 
-#include "ember/ember.h"
+#include "ember/generated/ops/add.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/ones.h"
+#include "test/cpp/ember_api.h"
 
 namespace {
 

@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <new>
 
-#include <ember/ember.h>
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/view.h"
+#include "test/cpp/ember_api.h"
 
 // Counts heap allocations made by this thread (to prove small tensors keep sizes inline).
 namespace {

@@ -1,8 +1,8 @@
 // The one kernel file of the scratch operator library (scratch_ops.yaml).
-#include "ember/generated/Functions.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/ops/empty.h"
 #include "scratch/generated/Functions.h"
 #include "scratch/generated/NativeFunctions.h"
-#include "c10/util/Exception.h"
 
 namespace ember::native {
 

@@ -2,7 +2,8 @@
 // callable (functional, in-place, out=, boxed, Meta) with no other file touched.
 #include <gtest/gtest.h>
 
-#include <ember/ember.h>
+#include "ember/generated/ops/empty.h"
+#include "test/cpp/ember_api.h"
 
 #include "scratch/generated/Functions.h"
 

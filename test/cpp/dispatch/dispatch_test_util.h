@@ -1,7 +1,7 @@
 #pragma once
 // Helpers shared by the dispatcher tests.
 
-#include <ember/ember.h>
+#include "test/cpp/ember_api.h"
 
 namespace ember::testing {
 

@@ -17,7 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include <ember/ember.h>
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/view.h"
+#include "test/cpp/ember_api.h"
 
 namespace ember {
 namespace {
