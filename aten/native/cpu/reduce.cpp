@@ -16,8 +16,8 @@
 #include "aten/native/Reduce.h"
 #include "c10/util/Exception.h"
 #include "c10/util/Half.h"
-#include "ember/generated/Functions.h"
-#include "ember/generated/NativeFunctions.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/frobenius_norm_native.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
