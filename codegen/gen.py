@@ -17,8 +17,9 @@ include exactly the per-op headers they use, never the umbrellas (test_kernel_ro
 checks aten/), and the generated .cpp files do the same, so an edit of one YAML entry
 rewrites only that op's headers and rebuilds only their users. CMake lists every header
 as a byproduct of the generator (--list-outputs), so Ninja sees a rewritten header in the
-same build. What still rebuilds everything: an edit of a `method` variant's schema or
-doc (TensorMethods.h is part of class Tensor).
+same build. TensorMethods.h, part of class Tensor, carries no docs (each method points at
+its op header), so what still rebuilds everything is an edit of a `method` variant's C++
+signature: its arguments or their defaults.
 """
 from __future__ import annotations
 
@@ -191,7 +192,9 @@ def method_parts(f: NativeFunction):
 
 def method_decl(f: NativeFunction) -> str:
     s, args, ret, _ = method_parts(f)
-    return doc_comment(f, "  ") + f"  {ret} {s.name}({', '.join(cpp.params(args, defaults=True))}) const;\n"
+    # The doc stays in ops/<name>.h: a doc edit must not rebuild every user of Tensor.
+    return (f"  /// The method form of {s.name}() (its doc: ops/{s.name}.h).\n"
+            f"  {ret} {s.name}({', '.join(cpp.params(args, defaults=True))}) const;\n")
 
 
 def method_def(f: NativeFunction) -> str:

@@ -93,6 +93,16 @@ def test_one_entry_edit_rewrites_only_its_files(tmp_path):
     changed = rewritten(base.replace("self: grad", "self: grad * 2"))
     code = [p for p in changed if not p.endswith((".md", ".json"))]
     assert len(code) == 1 and code[0].startswith("AutogradKernels_"), code
+    # A method's doc stays out of class Tensor (TensorMethods.h), which everything includes.
+    method = base.replace("      autograd: non_differentiable",
+                          "      variants: function, method\n      autograd: non_differentiable")
+    assert run_gen(tmp_path, method).returncode == 0
+    stamp = (out / "TensorMethods.h").stat().st_mtime_ns
+    time.sleep(0.01)
+    assert run_gen(tmp_path, method.replace("variants: function, method",
+                                            "variants: function, method\n      doc: Beta.")).returncode == 0
+    assert (out / "TensorMethods.h").stat().st_mtime_ns == stamp
+    assert "Beta." in (out / "ops/beta.h").read_text()
     # An op that is gone takes its headers along (a stale include fails to compile).
     assert run_gen(tmp_path, base.split("    - func: beta")[0]).returncode == 0
     assert not (out / "ops/beta.h").exists() and not (out / "ops/beta_native.h").exists()

@@ -21,52 +21,8 @@
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
 
-#define EMBER_FLOAT_UNARY_KERNEL(op)                                        \
-  void op##_out_cpu(const Tensor& self, const Tensor& out) {                \
-    unary_run<op##_fn>(#op, float_result_type(self.dtype()), self, out);    \
-  }
-// As PyTorch: these ops write only into an out= of self's dtype.
-#define EMBER_SAME_UNARY_KERNEL(op)                                         \
-  void op##_out_cpu(const Tensor& self, const Tensor& out) {                \
-    EMBER_CHECK(out.dtype() == self.dtype(), #op "(): Found dtype ", out.dtype(), \
-                " but expected ", self.dtype(), " (out= must have self's dtype)"); \
-    unary_run<op##_fn>(#op, self.dtype(), self, out);                       \
-  }
-
-// Ops of the float family, one line each (the functor and its kernel): real floating types,
-// and complex ones when the op has a complex form (Complex = true). EMBER_FLOAT_VEC_FN adds
-// the Vectorized<T> form (Vectorized.h) that float and double (and the 16-bit floats,
-// through float) run through. Their meta is the YAML's `meta: float_unary_meta`.
-#define EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)         \
-    template <class T>                                                      \
-    static constexpr bool kSupports = kFloating<T> || (Complex && kIsComplex<T>); \
-    template <class A>                                                      \
-    A operator()(A x) const {                                               \
-      if constexpr (kIsComplex<A>) {                                        \
-        using R = typename A::value_type;                                   \
-        static_cast<void>(R{});                                             \
-        return complex_expr;                                                \
-      } else {                                                              \
-        return real_expr;                                                   \
-      }                                                                     \
-    }
-#define EMBER_FLOAT_FN(name, Complex, real_expr, complex_expr)              \
-  namespace {                                                               \
-  struct name##_fn {                                                        \
-    EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)             \
-  };                                                                        \
-  }                                                                         \
-  EMBER_FLOAT_UNARY_KERNEL(name)
-#define EMBER_FLOAT_VEC_FN(name, Complex, real_expr, complex_expr, vec_expr) \
-  namespace {                                                               \
-  struct name##_fn {                                                        \
-    EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)             \
-    template <class V>                                                      \
-    V vec(V x) const { return vec_expr; }                                   \
-  };                                                                        \
-  }                                                                         \
-  EMBER_FLOAT_UNARY_KERNEL(name)
-
+// The float family (EMBER_FLOAT_VEC_FN, cpu/unary_kernel.h) past the trigonometric ops
+// (cpu/unary_trig.cpp).
 EMBER_FLOAT_VEC_FN(exp, true, std::exp(x), std::exp(x), vec::exp(x))
 EMBER_FLOAT_VEC_FN(exp2, true, std::exp2(x), std::exp(x * R(0.693147180559945309417232121458176568)), vec::exp2(x))
 EMBER_FLOAT_VEC_FN(expm1, true, std::expm1(x), std::exp(x) - A(1), vec::expm1(x))
@@ -76,18 +32,6 @@ EMBER_FLOAT_VEC_FN(log10, true, std::log10(x), std::log10(x), vec::log10(x))
 EMBER_FLOAT_VEC_FN(log1p, true, std::log1p(x), std::log(A(1) + x), vec::log1p(x))
 EMBER_FLOAT_VEC_FN(sqrt, true, std::sqrt(x), std::sqrt(x), vec::sqrt(x))
 EMBER_FLOAT_VEC_FN(rsqrt, true, A(1) / std::sqrt(x), A(1) / std::sqrt(x), V(1) / vec::sqrt(x))
-EMBER_FLOAT_VEC_FN(sin, true, std::sin(x), std::sin(x), vec::sin(x))
-EMBER_FLOAT_VEC_FN(cos, true, std::cos(x), std::cos(x), vec::cos(x))
-EMBER_FLOAT_VEC_FN(tan, true, std::tan(x), std::tan(x), vec::tan(x))
-EMBER_FLOAT_VEC_FN(asin, true, std::asin(x), std::asin(x), vec::asin(x))
-EMBER_FLOAT_VEC_FN(acos, true, std::acos(x), std::acos(x), vec::acos(x))
-EMBER_FLOAT_VEC_FN(atan, true, std::atan(x), std::atan(x), vec::atan(x))
-EMBER_FLOAT_VEC_FN(sinh, true, std::sinh(x), std::sinh(x), vec::sinh(x))
-EMBER_FLOAT_VEC_FN(cosh, true, std::cosh(x), std::cosh(x), vec::cosh(x))
-EMBER_FLOAT_VEC_FN(tanh, true, std::tanh(x), std::tanh(x), vec::tanh(x))
-EMBER_FLOAT_VEC_FN(asinh, true, std::asinh(x), std::asinh(x), vec::asinh(x))
-EMBER_FLOAT_VEC_FN(acosh, true, std::acosh(x), std::acosh(x), vec::acosh(x))
-EMBER_FLOAT_VEC_FN(atanh, true, std::atanh(x), std::atanh(x), vec::atanh(x))
 EMBER_FLOAT_VEC_FN(sigmoid, true, A(1) / (A(1) + std::exp(-x)), A(1) / (A(1) + std::exp(-x)),
                    V(1) / (V(1) + vec::exp(-x)))
 EMBER_FLOAT_VEC_FN(erf, false, std::erf(x), x, vec::erf(x))
@@ -95,13 +39,16 @@ EMBER_FLOAT_VEC_FN(erfc, false, std::erfc(x), x, vec::erfc(x))
 EMBER_FLOAT_FN(reciprocal, true, A(1) / x, A(1) / x)
 EMBER_FLOAT_VEC_FN(deg2rad, false, x * A(0.017453292519943295), x, x * V(0.017453292519943295))
 EMBER_FLOAT_VEC_FN(rad2deg, false, x * A(57.29577951308232), x, x * V(57.29577951308232))
-#undef EMBER_FLOAT_VEC_FN
-#undef EMBER_FLOAT_FN_BODY
-#undef EMBER_FLOAT_FN
-#undef EMBER_FLOAT_UNARY_KERNEL
+
+// As PyTorch: these ops write only into an out= of self's dtype.
+#define EMBER_SAME_UNARY_KERNEL(op)                                         \
+  void op##_out_cpu(const Tensor& self, const Tensor& out) {                \
+    EMBER_CHECK(out.dtype() == self.dtype(), #op "(): Found dtype ", out.dtype(), \
+                " but expected ", self.dtype(), " (out= must have self's dtype)"); \
+    unary_run<op##_fn>(#op, self.dtype(), self, out);                       \
+  }
 
 namespace {
-
 
 struct abs_fn {
   // Bool has no abs in PyTorch; complex abs (real-valued) is abs_out_cpu's own loop.

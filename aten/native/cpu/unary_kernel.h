@@ -46,3 +46,44 @@ void unary_run(const char* name, ScalarType compute, const Tensor& self, const T
 
 EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native
+
+// The float family's ops, one line each (cpu/unary.cpp, cpu/unary_trig.cpp): a functor and
+// its structured kernel `<op>_out_cpu`, computing in the float result type of self.
+#define EMBER_FLOAT_UNARY_KERNEL(op)                                        \
+  void op##_out_cpu(const Tensor& self, const Tensor& out) {                \
+    unary_run<op##_fn>(#op, float_result_type(self.dtype()), self, out);    \
+  }
+
+// Ops of the float family, one line each (the functor and its kernel): real floating types,
+// and complex ones when the op has a complex form (Complex = true). EMBER_FLOAT_VEC_FN adds
+// the Vectorized<T> form (Vectorized.h) that float and double (and the 16-bit floats,
+// through float) run through. Their meta is the YAML's `meta: float_unary_meta`.
+#define EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)         \
+    template <class T>                                                      \
+    static constexpr bool kSupports = kFloating<T> || (Complex && kIsComplex<T>); \
+    template <class A>                                                      \
+    A operator()(A x) const {                                               \
+      if constexpr (kIsComplex<A>) {                                        \
+        using R = typename A::value_type;                                   \
+        static_cast<void>(R{});                                             \
+        return complex_expr;                                                \
+      } else {                                                              \
+        return real_expr;                                                   \
+      }                                                                     \
+    }
+#define EMBER_FLOAT_FN(name, Complex, real_expr, complex_expr)              \
+  namespace {                                                               \
+  struct name##_fn {                                                        \
+    EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)             \
+  };                                                                        \
+  }                                                                         \
+  EMBER_FLOAT_UNARY_KERNEL(name)
+#define EMBER_FLOAT_VEC_FN(name, Complex, real_expr, complex_expr, vec_expr) \
+  namespace {                                                               \
+  struct name##_fn {                                                        \
+    EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)             \
+    template <class V>                                                      \
+    V vec(V x) const { return vec_expr; }                                   \
+  };                                                                        \
+  }                                                                         \
+  EMBER_FLOAT_UNARY_KERNEL(name)
