@@ -1,6 +1,8 @@
 """Ember: an eager tensor library with PyTorch's Python API (`import ember as torch`)."""
 from __future__ import annotations
 
+import sys as _sys
+
 from ember import _C
 from ember._C import (  # noqa: F401
     Generator, Size, default_generator, device, dtype, layout, memory_format,
@@ -41,5 +43,10 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
+
+from ember import return_types  # noqa: E402,F401
+
+# The ops returning several tensors return ember.return_types' named tuples (x.max(1).values).
+return_types.install({"Tensor": Tensor, "ember": _sys.modules[__name__], "linalg": linalg})
 
 __version__ = "0.1.0"
