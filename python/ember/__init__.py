@@ -1,6 +1,8 @@
 """Ember: an eager tensor library with PyTorch's Python API (`import ember as torch`)."""
 from __future__ import annotations
 
+import sys as _sys
+
 from ember import _C
 from ember._C import (  # noqa: F401
     Generator, Size, default_generator, device, dtype, layout, memory_format,
@@ -41,5 +43,18 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
+
+from ember import accelerator, amp, cuda, onnx, random, return_types  # noqa: E402,F401
+from ember.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
+from ember.random import get_rng_state, set_rng_state  # noqa: E402,F401
+from ember._float32_precision import (  # noqa: E402,F401
+    get_float32_matmul_precision, set_float32_matmul_precision,
+)
+from ember._tensor_type import legacy_types as _legacy_types  # noqa: E402
+
+globals().update(_legacy_types("ember", is_cuda=False))  # ember.FloatTensor, ...
+cuda.__dict__.update(_legacy_types("ember.cuda", is_cuda=True))
+# The ops returning several tensors return ember.return_types' named tuples (x.max(1).values).
+return_types.install({"Tensor": Tensor, "ember": _sys.modules[__name__], "linalg": linalg})
 
 __version__ = "0.1.0"

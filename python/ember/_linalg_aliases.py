@@ -2,14 +2,9 @@
 thin wrappers over ember.linalg, with torch's older signatures where they differ."""
 from __future__ import annotations
 
-from collections import namedtuple
-
 from ember import _C
 from ember import linalg as _linalg
-
-svd_result = namedtuple("svd", ["U", "S", "V"])
-qr_result = namedtuple("qr", ["Q", "R"])
-slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
+from ember.return_types import qr as qr_result, slogdet as slogdet_result, svd as svd_result
 
 
 def inverse(input):
@@ -24,7 +19,7 @@ def det(input):
 
 def slogdet(input):
     """(sign, log|det|) of each square matrix (ember.linalg.slogdet)."""
-    return slogdet_result(*_linalg.slogdet(input))
+    return slogdet_result(_linalg.slogdet(input))
 
 
 def cholesky(input, upper=False):
@@ -42,14 +37,14 @@ def svd(input, some=True, compute_uv=True):
     U and V are zero matrices of shapes (m, m) and (n, n)."""
     if compute_uv:
         U, S, Vh = _linalg.svd(input, full_matrices=not some)
-        return svd_result(U, S, Vh.mT)
+        return svd_result((U, S, Vh.mT))
     S = _linalg.svdvals(input)
     batch, (m, n) = tuple(input.shape[:-2]), tuple(input.shape[-2:])
     U = _C._functions.zeros(batch + (m, m), dtype=input.dtype)
     V = _C._functions.zeros(batch + (n, n), dtype=input.dtype)
-    return svd_result(U, S, V)
+    return svd_result((U, S, V))
 
 
 def qr(input, some=True):
     """torch.qr: the reduced QR decomposition, or the complete one when some is False."""
-    return qr_result(*_linalg.qr(input, "reduced" if some else "complete"))
+    return qr_result(_linalg.qr(input, "reduced" if some else "complete"))

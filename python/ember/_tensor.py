@@ -6,7 +6,8 @@ import builtins
 
 import numpy as np
 
-from ember import _C
+from ember import _C, _tensor_type
+from ember.errors import NOT_COMPILED, NotCompiledError
 
 # Note [Operator slots]: Python operators map to YAML ops by this table; a slot is installed
 # only when its op exists, so `a + b` starts working the day `add` lands in the YAML.
@@ -231,6 +232,8 @@ class Tensor(_C.TensorBase):
         dtype, device, non_blocking, copy, memory_format = _to_args(args, dict(kwargs))
         if device is not None and _C.device(device) != self.device:
             target = _C.device(device)
+            if target.type == "cuda":
+                raise NotCompiledError(f"to(): cannot move a tensor to {target}: {NOT_COMPILED}")
             if not (target.type == self.device.type and target.index in (None, 0)):
                 raise NotImplementedError(f"to(): copies from {self.device} to {target} are not "
                                           f"supported yet")
@@ -273,6 +276,44 @@ class Tensor(_C.TensorBase):
 
     def cpu(self) -> "Tensor":
         return self.to(device="cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None) -> "Tensor":
+        """A copy on a CUDA device: raises NotCompiledError, Ember being built without CUDA."""
+        if device is not None and not isinstance(device, builtins.int) \
+                and _C.device(device).type != "cuda":
+            raise RuntimeError(f"cuda(): expected a cuda device, but got {device}")
+        raise NotCompiledError(f"cuda(): cannot move a tensor to CUDA: {NOT_COMPILED}")
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """The legacy type name ('torch.FloatTensor') without dtype; else self converted to
+        dtype (an ember.dtype, a name like 'torch.DoubleTensor' or ember.DoubleTensor),
+        self itself when it already has that dtype."""
+        if kwargs:
+            raise TypeError(f"type() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if dtype is None:
+            return _tensor_type.type_name(self)
+        target = _tensor_type.dtype_of(dtype)
+        return self if target == self.dtype else self.to(target, non_blocking=non_blocking)
+
+    # What PyTorch's tensors say of their device and layout; Ember's are CPU or meta tensors,
+    # strided or sparse, never quantized, nested or MKL-DNN tensors.
+    @property
+    def is_sparse(self) -> builtins.bool:
+        """Whether the layout is sparse COO."""
+        return self.layout == _C.sparse_coo
+
+    @property
+    def is_sparse_csr(self) -> builtins.bool:
+        """Whether the layout is sparse CSR."""
+        return self.layout == _C.sparse_csr
+
+    @property
+    def is_mkldnn(self) -> builtins.bool:
+        """Whether the layout is oneDNN's blocked one (ember._mkldnn)."""
+        return self.layout == _C._mkldnn
+
+    is_xpu = is_mps = is_quantized = is_nested = property(lambda self: False)
+    is_ipu = is_vulkan = is_maia = is_mtia = property(lambda self: False)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> "Tensor":
         return _C._functions.empty(*size, dtype=dtype or self.dtype, device=device or self.device,

@@ -1,2 +1,2 @@
 """ember.backends: settings and facts of the backends, as torch.backends."""
-from ember.backends import cpu, mkldnn  # noqa: F401
+from ember.backends import cpu, cuda, cudnn, mkldnn, mps  # noqa: F401

@@ -5,3 +5,5 @@ from ember.nn.modules import *  # noqa: F401,F403
 from ember.nn.modules import Module  # noqa: F401
 from ember.nn.parameter import Buffer, Parameter  # noqa: F401
 from ember.nn import utils  # noqa: E402,F401
+from ember.nn import parallel  # noqa: E402,F401
+from ember.nn.parallel import DataParallel  # noqa: E402,F401
