@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember.optim.optimizer import (
     Optimizer, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
-    _use_grad_for_differentiable,
+    _use_grad_for_differentiable, _view_as_real,
 )
 
 __all__ = ["Adadelta"]
@@ -56,10 +56,11 @@ class Adadelta(Optimizer):
                 grad = -grad if group["maximize"] else grad
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
+                param, grad, square_avg, acc_delta = _view_as_real(p, grad, square_avg, acc_delta)
                 square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
                 std = square_avg.add(eps).sqrt_()
                 delta = acc_delta.add(eps).sqrt_()
                 delta.div_(std).mul_(grad)
                 acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-                p.add_(delta, alpha=-lr)
+                param.add_(delta, alpha=-lr)
         return loss

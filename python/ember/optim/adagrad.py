@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember.optim.optimizer import (
     Optimizer, _check_fused, _check_fused_param, _check_lr, _dense_grad, _get_value,
-    _scalar_state, _to_scalar, _use_grad_for_differentiable,
+    _scalar_state, _to_scalar, _use_grad_for_differentiable, _view_as_real,
 )
 
 __all__ = ["Adagrad"]
@@ -41,7 +41,8 @@ class Adagrad(Optimizer):
     def _new_state(self, p, group, initial_value):
         state = self.state[p]
         state["step"] = _scalar_state(0.0, group["fused"])
-        state["sum"] = ember.full_like(p, float(initial_value))
+        value = complex(initial_value, initial_value) if p.is_complex() else float(initial_value)
+        state["sum"] = ember.full_like(p, value)
         return state
 
     def __setstate__(self, state):
@@ -86,7 +87,8 @@ class Adagrad(Optimizer):
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
                 clr = lr / (1 + (step - 1) * lr_decay)
-                state["sum"].addcmul_(grad, grad, value=1)
-                std = state["sum"].sqrt().add_(eps)
-                p.addcdiv_(grad, std, value=-clr)
+                param, grad, state_sum = _view_as_real(p, grad, state["sum"])
+                state_sum.addcmul_(grad, grad, value=1)
+                std = state_sum.sqrt().add_(eps)
+                param.addcdiv_(grad, std, value=-clr)
         return loss

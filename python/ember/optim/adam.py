@@ -5,7 +5,7 @@ import ember
 from ember._tensor import Tensor
 from ember.optim.optimizer import (
     Optimizer, _check_betas, _check_fused, _check_fused_param, _check_lr, _dense_grad,
-    _get_value, _scalar_state, _to_scalar, _use_grad_for_differentiable,
+    _get_value, _scalar_state, _to_scalar, _use_grad_for_differentiable, _view_as_real,
 )
 
 __all__ = ["Adam", "AdamW"]
@@ -92,18 +92,19 @@ class Adam(Optimizer):
                         p.mul_(1 - lr * weight_decay)
                     else:
                         grad = grad.add(p, alpha=weight_decay)
+                param, grad, exp_avg, exp_avg_sq = _view_as_real(p, grad, exp_avg, exp_avg_sq)
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
                 step = state["step"].item()
                 step_size = lr / (1 - beta1 ** step)
                 bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
                 if amsgrad:
-                    max_sq = state["max_exp_avg_sq"]
+                    (max_sq,) = _view_as_real(state["max_exp_avg_sq"])
                     ember.maximum(max_sq, exp_avg_sq, out=max_sq)
                     denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
                 else:
                     denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                p.addcdiv_(exp_avg, denom, value=-step_size)
+                param.addcdiv_(exp_avg, denom, value=-step_size)
         return loss
 
 

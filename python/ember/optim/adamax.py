@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember.optim.optimizer import (
     Optimizer, _check_betas, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
-    _use_grad_for_differentiable,
+    _use_grad_for_differentiable, _view_as_real,
 )
 
 __all__ = ["Adamax"]
@@ -56,8 +56,9 @@ class Adamax(Optimizer):
                 state["step"].add_(1)
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
+                param, grad, exp_avg, exp_inf = _view_as_real(p, grad, exp_avg, exp_inf)
                 exp_avg.lerp_(grad, 1 - beta1)
                 ember.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
                 clr = lr / (1 - beta1 ** state["step"].item())
-                p.addcdiv_(exp_avg, exp_inf, value=-clr)
+                param.addcdiv_(exp_avg, exp_inf, value=-clr)
         return loss

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember.optim.optimizer import (
     Optimizer, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
-    _use_grad_for_differentiable,
+    _use_grad_for_differentiable, _view_as_real,
 )
 
 __all__ = ["ASGD"]
@@ -56,15 +56,16 @@ class ASGD(Optimizer):
                 eta, mu, ax = state["eta"], state["mu"], state["ax"]
                 grad = -grad if group["maximize"] else grad
                 state["step"].add_(1)
+                param, grad, ax = _view_as_real(p, grad, ax)
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                    grad = grad.add(param, alpha=weight_decay)
                 eta_value = eta.item()
-                p.mul_(1 - lambd * eta_value)
-                p.add_(grad, alpha=-eta_value)
+                param.mul_(1 - lambd * eta_value)
+                param.add_(grad, alpha=-eta_value)
                 if mu.item() != 1:
-                    ax.add_(p.sub(ax).mul_(mu))
+                    ax.add_(param.sub(ax).mul_(mu))
                 else:
-                    ax.copy_(p)
+                    ax.copy_(param)
                 step = state["step"].item()
                 # Through a default-dtype tensor, as PyTorch's as_tensor: the new values are
                 # rounded to it even when the state was loaded as float64.

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember.optim.optimizer import (
     Optimizer, _check_betas, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
-    _use_grad_for_differentiable,
+    _use_grad_for_differentiable, _view_as_real,
 )
 
 __all__ = ["NAdam"]
@@ -65,14 +65,15 @@ class NAdam(Optimizer):
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 mu_product = state["mu_product"]
                 grad = -grad if group["maximize"] else grad
+                p_real, grad, exp_avg, exp_avg_sq = _view_as_real(p, grad, exp_avg, exp_avg_sq)
                 state["step"].add_(1)
                 step = state["step"].item()
                 bias_correction2 = 1 - beta2 ** step
                 if weight_decay != 0:
                     if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
+                        p_real.mul_(1 - lr * weight_decay)
                     else:
-                        grad = grad.add(p, alpha=weight_decay)
+                        grad = grad.add(p_real, alpha=weight_decay)
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 mu_product.mul_(mu)
@@ -81,6 +82,6 @@ class NAdam(Optimizer):
                 denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
                 mu_product_value = mu_product.item()
                 mu_product_next = mu_product_value * mu_next
-                p.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product_value))
-                p.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
+                p_real.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product_value))
+                p_real.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
         return loss

@@ -115,6 +115,12 @@ def _dense_grad(p: Tensor, name: str) -> Tensor:
     return grad
 
 
+def _view_as_real(*tensors):
+    """Complex tensors as real views (a complex number is two independent reals to every
+    optimizer, as in PyTorch); real ones unchanged. Writes go through to the originals."""
+    return [ember.view_as_real(t) if t.is_complex() else t for t in tensors]
+
+
 def _use_grad_for_differentiable(step):
     """Runs `step` with autograd on only when the optimizer was built `differentiable`."""
 

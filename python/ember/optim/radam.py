@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember.optim.optimizer import (
     Optimizer, _check_betas, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
-    _use_grad_for_differentiable,
+    _use_grad_for_differentiable, _view_as_real,
 )
 
 __all__ = ["RAdam"]
@@ -59,13 +59,14 @@ class RAdam(Optimizer):
                     state["exp_avg_sq"] = ember.zeros_like(p)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 grad = -grad if group["maximize"] else grad
+                p_real, grad, exp_avg, exp_avg_sq = _view_as_real(p, grad, exp_avg, exp_avg_sq)
                 state["step"].add_(1)
                 step = state["step"].item()
                 if weight_decay != 0:
                     if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
+                        p_real.mul_(1 - lr * weight_decay)
                     else:
-                        grad = grad.add(p, alpha=weight_decay)
+                        grad = grad.add(p_real, alpha=weight_decay)
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
                 bias_correction1 = 1 - beta1 ** step
@@ -78,7 +79,7 @@ class RAdam(Optimizer):
                     rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
                             / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
                     adaptive_lr = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add_(eps)
-                    p.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+                    p_real.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
                 else:
-                    p.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
+                    p_real.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
         return loss

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember.optim.optimizer import (
     Optimizer, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
-    _use_grad_for_differentiable,
+    _use_grad_for_differentiable, _view_as_real,
 )
 
 __all__ = ["RMSprop"]
@@ -65,18 +65,19 @@ class RMSprop(Optimizer):
                 state["step"].add_(1)
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
+                param, grad, square_avg = _view_as_real(p, grad, square_avg)
                 square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
                 if centered:
-                    grad_avg = state["grad_avg"]
+                    (grad_avg,) = _view_as_real(state["grad_avg"])
                     grad_avg.lerp_(grad, 1 - alpha)
                     avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
                 else:
                     avg = square_avg.sqrt()
                 avg = avg.add_(eps)
                 if momentum > 0:
-                    buf = state["momentum_buffer"]
+                    (buf,) = _view_as_real(state["momentum_buffer"])
                     buf.mul_(momentum).addcdiv_(grad, avg)
-                    p.add_(buf, alpha=-lr)
+                    param.add_(buf, alpha=-lr)
                 else:
-                    p.addcdiv_(grad, avg, value=-lr)
+                    param.addcdiv_(grad, avg, value=-lr)
         return loss

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember.optim.optimizer import (
     Optimizer, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
-    _use_grad_for_differentiable,
+    _use_grad_for_differentiable, _view_as_real,
 )
 
 __all__ = ["Rprop"]
@@ -46,11 +46,14 @@ class Rprop(Optimizer):
                 if len(state) == 0:
                     state["step"] = _scalar_state(0.0)
                     state["prev"] = ember.zeros_like(p)
+                    lr = float(_get_value(_to_scalar(group["lr"])))
+                    # A complex step size has lr in both parts: two independent reals.
                     state["step_size"] = ember.full_like(
-                        grad, float(_get_value(_to_scalar(group["lr"]))))
+                        grad, complex(lr, lr) if p.is_complex() else lr)
                 prev, step_size = state["prev"], state["step_size"]
                 grad = -grad if group["maximize"] else grad
                 state["step"].add_(1)
+                param, grad, prev, step_size = _view_as_real(p, grad, prev, step_size)
                 sign = grad.mul(prev).sign()
                 grew, shrank = sign.gt(0), sign.lt(0)
                 factor = ember.where(grew, ember.full_like(sign, float(etaplus)),
@@ -59,6 +62,6 @@ class Rprop(Optimizer):
                 step_size.mul_(factor).clamp_(step_size_min, step_size_max)
                 # Where the gradient changed sign the step is skipped and 'prev' forgets it.
                 grad = grad.masked_fill(shrank, 0)
-                p.addcmul_(grad.sign(), step_size, value=-1)
+                param.addcmul_(grad.sign(), step_size, value=-1)
                 prev.copy_(grad)
         return loss
