@@ -2,7 +2,12 @@
 from __future__ import annotations
 
 import ember
-from ember.optim.optimizer import Optimizer
+from ember.optim.optimizer import (
+    Optimizer, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
+    _use_grad_for_differentiable, _view_as_real,
+)
+
+__all__ = ["Adadelta"]
 
 
 class Adadelta(Optimizer):
@@ -10,8 +15,7 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
         if not 0.0 <= eps:
@@ -23,30 +27,40 @@ class Adadelta(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Performs one Adadelta step and returns the closure's loss, if given."""
         loss = self._closure_loss(closure)
-        with ember.no_grad():
-            for group in self.param_groups:
-                lr, rho, eps = group["lr"], group["rho"], group["eps"]
-                weight_decay = group["weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = ember.tensor(0.0, dtype=ember.float32)
-                        state["square_avg"] = ember.zeros_like(p)
-                        state["acc_delta"] = ember.zeros_like(p)
-                    square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-                    state["step"].add_(1)
-                    grad = -p.grad if group["maximize"] else p.grad
-                    if weight_decay != 0:
-                        grad = grad.add(p, alpha=weight_decay)
-                    square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
-                    std = square_avg.add(eps).sqrt_()
-                    delta = acc_delta.add(eps).sqrt_()
-                    delta.div_(std).mul_(grad)
-                    acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-                    p.add_(delta, alpha=-lr)
+        for group in self.param_groups:
+            lr, rho, eps = _get_value(_to_scalar(group["lr"])), group["rho"], group["eps"]
+            weight_decay = group["weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _scalar_state(0.0)
+                    state["square_avg"] = ember.zeros_like(p)
+                    state["acc_delta"] = ember.zeros_like(p)
+                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                state["step"].add_(1)
+                grad = _dense_grad(p, "Adadelta")
+                grad = -grad if group["maximize"] else grad
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                param, grad, square_avg, acc_delta = _view_as_real(p, grad, square_avg, acc_delta)
+                square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+                std = square_avg.add(eps).sqrt_()
+                delta = acc_delta.add(eps).sqrt_()
+                delta.div_(std).mul_(grad)
+                acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+                param.add_(delta, alpha=-lr)
         return loss

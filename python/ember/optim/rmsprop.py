@@ -2,7 +2,12 @@
 from __future__ import annotations
 
 import ember
-from ember.optim.optimizer import Optimizer
+from ember.optim.optimizer import (
+    Optimizer, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
+    _use_grad_for_differentiable, _view_as_real,
+)
+
+__all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
@@ -11,8 +16,7 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:
@@ -26,42 +30,54 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+            group.setdefault("momentum", 0)
+            group.setdefault("centered", False)
+
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Performs one RMSprop step and returns the closure's loss, if given."""
         loss = self._closure_loss(closure)
-        with ember.no_grad():
-            for group in self.param_groups:
-                lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-                weight_decay, momentum = group["weight_decay"], group["momentum"]
-                centered = group["centered"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    grad = -p.grad if group["maximize"] else p.grad
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = ember.tensor(0.0, dtype=ember.float32)
-                        state["square_avg"] = ember.zeros_like(p)
-                        if momentum > 0:
-                            state["momentum_buffer"] = ember.zeros_like(p)
-                        if centered:
-                            state["grad_avg"] = ember.zeros_like(p)
-                    square_avg = state["square_avg"]
-                    state["step"].add_(1)
-                    if weight_decay != 0:
-                        grad = grad.add(p, alpha=weight_decay)
-                    square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
-                    if centered:
-                        grad_avg = state["grad_avg"]
-                        grad_avg.lerp_(grad, 1 - alpha)
-                        avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
-                    else:
-                        avg = square_avg.sqrt()
-                    avg = avg.add_(eps)
+        for group in self.param_groups:
+            lr, alpha, eps = _get_value(_to_scalar(group["lr"])), group["alpha"], group["eps"]
+            weight_decay, momentum = group["weight_decay"], group["momentum"]
+            centered = group["centered"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = _dense_grad(p, "RMSprop")
+                grad = -grad if group["maximize"] else grad
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _scalar_state(0.0)
+                    state["square_avg"] = ember.zeros_like(p)
                     if momentum > 0:
-                        buf = state["momentum_buffer"]
-                        buf.mul_(momentum).addcdiv_(grad, avg)
-                        p.add_(buf, alpha=-lr)
-                    else:
-                        p.addcdiv_(grad, avg, value=-lr)
+                        state["momentum_buffer"] = ember.zeros_like(p)
+                    if centered:
+                        state["grad_avg"] = ember.zeros_like(p)
+                square_avg = state["square_avg"]
+                state["step"].add_(1)
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                param, grad, square_avg = _view_as_real(p, grad, square_avg)
+                square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+                if centered:
+                    (grad_avg,) = _view_as_real(state["grad_avg"])
+                    grad_avg.lerp_(grad, 1 - alpha)
+                    avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+                else:
+                    avg = square_avg.sqrt()
+                avg = avg.add_(eps)
+                if momentum > 0:
+                    (buf,) = _view_as_real(state["momentum_buffer"])
+                    buf.mul_(momentum).addcdiv_(grad, avg)
+                    param.add_(buf, alpha=-lr)
+                else:
+                    param.addcdiv_(grad, avg, value=-lr)
         return loss
