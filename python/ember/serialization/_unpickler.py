@@ -226,7 +226,7 @@ def _finish(t, requires_grad, metadata, fn: str):
               "reads only 'conj' and 'neg'")
         # torch's lazy conjugate and negative bits; ember materializes them (a copy).
         if metadata.get("conj"):
-            t = ember.conj_physical(t) if hasattr(ember, "conj_physical") else t.conj().clone()
+            t = t.conj().clone()
         if metadata.get("neg"):
             t = -t
     if requires_grad:
@@ -288,8 +288,7 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     t = func(*args)
     if isinstance(new_type, type) and issubclass(new_type, _C.TensorBase) \
             and not isinstance(t, new_type):
-        t = _C.TensorBase._make_subclass(new_type, t, t.requires_grad) \
-            if hasattr(_C.TensorBase, "_make_subclass") else new_type(t)
+        t = _C.TensorBase._make_subclass(new_type, t, t.requires_grad)
     return _set_state(t, state)
 
 
