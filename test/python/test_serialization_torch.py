@@ -458,6 +458,23 @@ def test_safe_globals(tmp_path):
         serialization.add_safe_globals([(Point, 3)])
 
 
+@pytest.mark.parametrize("protocol", [2, 4])
+@pytest.mark.parametrize("zip_format", [True, False], ids=["zip", "legacy"])
+def test_get_unsafe_globals_in_checkpoint(zip_format, protocol, tmp_path):
+    path = tmp_path / "mixed.pt"
+    torch.save({"p": Point(1, 2), "q": Point(3, 4), "w": torch.ones(2), "s": {1}},
+               path, _use_new_zipfile_serialization=zip_format, pickle_protocol=protocol)
+    full = f"{Point.__module__}.Point"
+    assert serialization.get_unsafe_globals_in_checkpoint(path) == [full]
+    with serialization.safe_globals([Point]):
+        assert serialization.get_unsafe_globals_in_checkpoint(path) == []
+    torch.save(torch.nn.Linear(2, 2), path, _use_new_zipfile_serialization=zip_format,
+               pickle_protocol=protocol)
+    assert "torch.nn.modules.linear.Linear" in serialization.get_unsafe_globals_in_checkpoint(path)
+    ember.save({"w": ember.ones(2)}, path)
+    assert serialization.get_unsafe_globals_in_checkpoint(path) == []
+
+
 def test_parameter_and_tensor_python_state(tmp_path):
     p = torch.nn.Parameter(torch.ones(2))
     p.tag = "kept"
@@ -471,6 +488,17 @@ def test_parameter_and_tensor_python_state(tmp_path):
     assert isinstance(out["p"], nn.Parameter) and out["p"].tag == "kept"
     assert out["t"].note == 7
     _same_values(out["t"], t)
+
+
+def test_lazy_conj_and_neg_bits_are_materialized(tmp_path):
+    c = torch.tensor([1 + 2j, 3 - 1j])
+    path = tmp_path / "bits.pt"
+    torch.save({"a": c.conj(), "b": c._neg_view()}, path)
+    pkl = zipfile.ZipFile(path).read("bits/data.pkl")
+    assert b"conj" in pkl and b"neg" in pkl   # the tensors' metadata dicts
+    out = ember.load(path)
+    _same_values(out["a"], c.conj().resolve_conj())
+    _same_values(out["b"], -c)
 
 
 # ------------------------------------------------------------- crafted torch files

@@ -22,7 +22,8 @@ Semantics:
 * load(weights_only=True), the default as in PyTorch 2.6+, unpickles only tensors,
   storages, containers (dict, OrderedDict, list, tuple, set), numbers, strings, bytes,
   Size, device and dtype, and the globals add_safe_globals() allowed; any other global raises
-  pickle.UnpicklingError naming it, before anything runs. A whole module (ember.save(model)
+  pickle.UnpicklingError naming it, before anything runs (get_unsafe_globals_in_checkpoint
+  lists them without loading). A whole module (ember.save(model)
   pickles it as torch.save does) needs weights_only=False, which runs the pickle's code:
   only for files you trust.
 * map_location: None (the saved locations), a device or its name, a dict from saved to new
@@ -55,11 +56,11 @@ from . import _ember_v1, _files, _pickler, _zip
 from ._files import BufferReader, CheckpointError, check
 from ._unpickler import (Refused, Storage, StorageType, Unpickler, add_safe_globals,
                          clear_safe_globals, get_safe_globals, restorer, safe_globals,
-                         tensor_over)
+                         tensor_over, unsafe_globals)
 from ._views import ITEMSIZE
 
 __all__ = ["save", "load", "CheckpointError", "add_safe_globals", "get_safe_globals",
-           "clear_safe_globals", "safe_globals"]
+           "clear_safe_globals", "safe_globals", "get_unsafe_globals_in_checkpoint"]
 
 _LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 _LEGACY_PROTOCOL = 1001
@@ -144,6 +145,38 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                                   "False); load it without mmap")
         return _load_legacy(buf, restore, weights_only, pickle_load_args)
     raise CheckpointError(f"load(): not a checkpoint: {_describe_foreign(buf, head)}")
+
+
+def get_unsafe_globals_in_checkpoint(f) -> list[str]:
+    """The globals ("module.name") in a checkpoint that load(weights_only=True) would refuse,
+    found without running its pickle; [] for Ember's earlier format, which has none."""
+    buf = _files.read_buffer(f, False)
+    head = bytes(buf[:16])
+    if head and head[:len(_ember_v1.MAGIC)] == _ember_v1.MAGIC[:len(head)]:
+        return []
+    if head and head[:4] == _ZIP_MAGIC[:len(head)]:
+        archive = _zip.Archive(buf)
+        names = [n for n in archive.records if n.split("/", 1)[-1] == "data.pkl"]
+        check(bool(names), "the checkpoint is a zip archive without data.pkl")
+        reader = BufferReader(archive.data(names[0]))
+    else:
+        check(head[:1] == b"\x80", f"not a checkpoint: {_describe_foreign(buf, head)}")
+        reader = BufferReader(buf)
+        for _ in range(3):   # the legacy format's magic number, protocol and system info
+            _skip_pickle(reader)
+    try:
+        return unsafe_globals(reader)
+    except ValueError as e:
+        raise CheckpointError(f"load(): the checkpoint's pickle is malformed: {e}") from None
+
+
+def _skip_pickle(reader) -> None:
+    try:
+        for _ in pickletools.genops(reader):
+            pass
+    except ValueError as e:
+        raise CheckpointError(f"load(): the legacy torch.save checkpoint's pickle is malformed "
+                              f"or truncated: {e}") from None
 
 
 def _describe_foreign(buf, head: bytes) -> str:
@@ -279,12 +312,7 @@ def _load_legacy(buf: np.ndarray, restore, weights_only: bool, kwargs: dict):
         return views[view_key][1]
 
     main_start = reader.tell()
-    try:   # find where the main pickle ends without running it
-        for _ in pickletools.genops(reader):
-            pass
-    except ValueError as e:
-        raise CheckpointError(f"load(): the legacy torch.save checkpoint's pickle is malformed "
-                              f"or truncated: {e}") from None
+    _skip_pickle(reader)   # find where the main pickle ends without running it
     main_end = reader.tell()
     keys = header("storage keys")
     check(isinstance(keys, list) and all(isinstance(k, str) for k in keys), "the legacy "

@@ -15,6 +15,7 @@ subclass can extend) writes _Global objects as the bare GLOBAL opcode.
 from __future__ import annotations
 
 import codecs
+import io
 import pickle
 from collections import OrderedDict
 
@@ -154,7 +155,6 @@ class Plan:
 def dumps(obj, protocol: int = 2, legacy: bool = False) -> tuple[bytes, Plan]:
     """The pickle of obj, and the plan that says which blobs it names under which keys
     (plan.keys, in order of first use)."""
-    import io
     plan = Plan(legacy)
     _Pickler(_Discard(), plan, protocol).dump(obj)
     plan.place()

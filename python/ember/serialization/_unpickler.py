@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import _compat_pickle
 import pickle
+import pickletools
 from collections import Counter, OrderedDict
 
 import numpy as np
@@ -225,8 +226,10 @@ def _finish(t, requires_grad, metadata, fn: str):
               f"the checkpoint calls {fn} with tensor metadata {metadata!r}, of which ember "
               "reads only 'conj' and 'neg'")
         # torch's lazy conjugate and negative bits; ember materializes them (a copy).
-        if metadata.get("conj"):
-            t = t.conj().clone()
+        if metadata.get("conj") and t.is_complex():
+            parts = ember.view_as_real(t).clone()
+            parts[..., 1].neg_()
+            t = ember.view_as_complex(parts)
         if metadata.get("neg"):
             t = -t
     if requires_grad:
@@ -366,6 +369,43 @@ def refused(full_name: str) -> Refused:
         "safe_globals([...]) context manager, or load with weights_only=False.")
 
 
+def _py3_name(module: str, name: str) -> tuple[str, str]:
+    """Python 2 names, which protocol-2 pickles use (__builtin__.set), as pickle maps them."""
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        return _compat_pickle.NAME_MAPPING[(module, name)]
+    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
+
+
+def unsafe_globals(reader) -> list[str]:
+    """The globals a pickle names that weights_only=True would refuse, read from its opcodes
+    without running it (STACK_GLOBAL's operands are followed through the memo)."""
+    allowed = {**_ALLOWED, **_UNSUPPORTED, **_user_allowed()}
+    found: list[str] = []
+    strings: list = []   # the last values pushed, when they are strings
+    memo: dict = {}
+    for op, arg, _ in pickletools.genops(reader):
+        if op.name == "GLOBAL":
+            names = [tuple(arg.split(" ", 1))]
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2 and None not in strings[-2:]:
+            names = [(strings[-2], strings[-1])]
+        else:
+            names = []
+        for module, name in names:
+            full = ".".join(_py3_name(module, name))
+            if full not in allowed and full not in found:
+                found.append(full)
+        if op.name in ("BINPUT", "LONG_BINPUT", "PUT", "MEMOIZE") and strings:
+            memo[len(memo) if op.name == "MEMOIZE" else arg] = strings[-1]
+        elif op.name in ("BINGET", "LONG_BINGET", "GET"):
+            strings.append(memo.get(arg))
+        elif "UNICODE" in op.name or "STRING" in op.name:
+            strings.append(arg)
+        elif op.name not in ("FRAME",):
+            strings.append(None)
+        del strings[:-2]
+    return found
+
+
 class Unpickler(pickle.Unpickler):
     """pickle.Unpickler whose globals are torch's names mapped to Ember's and, with
     weights_only, nothing else but what add_safe_globals() allowed."""
@@ -380,11 +420,7 @@ class Unpickler(pickle.Unpickler):
         return self._persistent_load(pid)
 
     def find_class(self, module: str, name: str):
-        # Python 2 names, which protocol-2 pickles use (__builtin__.set), as pickle maps them.
-        if (module, name) in _compat_pickle.NAME_MAPPING:
-            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
-        elif module in _compat_pickle.IMPORT_MAPPING:
-            module = _compat_pickle.IMPORT_MAPPING[module]
+        module, name = _py3_name(module, name)
         full = f"{module}.{name}"
         if full in self.user_allowed:
             return self.user_allowed[full]

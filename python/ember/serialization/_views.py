@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import ember
 from ember import _C
 
 # Element sizes of the dtypes both formats write, by name.
@@ -113,7 +114,7 @@ class ViewSet:
         if first.device.type != "cpu":
             # One copy of the span, so that views of one device storage stay one blob.
             offset = first.storage_offset() + (start - first.data_ptr()) // size
-            copy = _C.as_strided(first, [blob.nbytes // size], [1], offset).cpu()
+            copy = ember.as_strided(first, [blob.nbytes // size], [1], offset).cpu()
             self.keep.append(copy)
             blob.address = copy.data_ptr()
         return blob
