@@ -1,13 +1,16 @@
-"""ember.save / ember.load: round trips, shared storage, mmap, atomic writes, bad files."""
+"""ember.save / ember.load: round trips, shared storage, mmap, atomic writes, bad files, and
+reading Ember's earlier format (interchange with PyTorch: test_serialization_torch.py)."""
 import io
 import math
 import os
 import pathlib
+import pickle
 import signal
 import struct
 import subprocess
 import sys
 import time
+import zipfile
 from collections import OrderedDict
 
 import numpy as np
@@ -16,7 +19,7 @@ import pytest
 import ember
 import ember.nn as nn
 from ember import serialization
-from ember.serialization import CheckpointError
+from ember.serialization import CheckpointError, _ember_v1
 
 _NUMPY_DTYPES = {
     ember.float32: np.float32, ember.float64: np.float64, ember.float16: np.float16,
@@ -59,6 +62,11 @@ def _roundtrip(obj, tmp_path, **load_kwargs):
     path = tmp_path / "obj.ember"
     ember.save(obj, path)
     return ember.load(path, **load_kwargs)
+
+
+def _storage_records(path):
+    """The names of the storage records in a zip checkpoint."""
+    return [n for n in zipfile.ZipFile(path).namelist() if "/data/" in n]
 
 
 # ------------------------------------------------------------------------- round trips
@@ -148,18 +156,29 @@ def test_same_tensor_twice_loads_as_one_object(tmp_path):
     assert out["a"] is out["b"][0] is out["b"][1]
 
 
-def test_unsupported_objects_raise_before_touching_the_target(tmp_path):
+def test_unpicklable_objects_raise_before_touching_the_target(tmp_path):
     path = tmp_path / "keep.ember"
     ember.save({"w": ember.ones(2)}, path)
     before = path.read_bytes()
-    with pytest.raises(TypeError, match="cannot save an object of type object"):
-        ember.save({"w": ember.zeros(2), "bad": object()}, path)
-    cyclic = []
-    cyclic.append(cyclic)
-    with pytest.raises(ValueError, match="reference cycles"):
-        ember.save(cyclic, path)
+
+    class Local:   # a class pickle cannot find by name
+        pass
+
+    for bad in [lambda: 0, Local()]:
+        with pytest.raises((pickle.PicklingError, AttributeError), match="Local|lambda"):
+            ember.save({"w": ember.zeros(2), "bad": bad}, path)
+    with pytest.raises(TypeError, match="cannot save a tensor on the meta device"):
+        ember.save(ember.empty(2, device="meta"), path)
     assert path.read_bytes() == before
     assert os.listdir(tmp_path) == ["keep.ember"]
+
+
+def test_reference_cycles_round_trip(tmp_path):
+    cyclic = [ember.ones(2)]
+    cyclic.append(cyclic)
+    out = _roundtrip(cyclic, tmp_path)
+    assert out[1] is out
+    _same(out[0], ember.ones(2))
 
 
 # ------------------------------------------------------------------ modules, optimizers
@@ -218,9 +237,9 @@ def test_parameters_and_requires_grad(tmp_path):
     assert isinstance(out[0], nn.Parameter) and out[0].requires_grad
     assert isinstance(out[1], nn.Parameter) and not out[1].requires_grad
     assert not isinstance(out[2], nn.Parameter) and out[2].requires_grad and out[2].is_leaf
-    # Autograd history is not saved: a non-leaf loads as a plain tensor.
-    assert not out[3].requires_grad
-    _same(out[3], nonleaf.detach())
+    # Autograd history is not saved: a non-leaf loads as a leaf that requires grad, as torch's.
+    assert out[3].requires_grad and out[3].is_leaf and out[3].grad_fn is None
+    _same(out[3].detach(), nonleaf.detach())
     out[4][0, 0] = 42.0   # p.data shares p's storage, in the file too
     assert float(out[0][0, 0]) == 42.0
     # state_dict() detaches: a loaded state dict holds plain tensors.
@@ -239,8 +258,7 @@ def test_views_of_one_storage_stay_shared(mmap, tmp_path):
            "first": base[0, :2], "other": other, "other_view": other[1:4]}
     path = tmp_path / "shared.ember"
     ember.save(obj, path)
-    header = _header(path)
-    assert len(header["storages"]) == 2   # one blob per storage, not per tensor
+    assert len(_storage_records(path)) == 2   # one record per storage, not per tensor
     out = ember.load(path, mmap=mmap)
     for k in obj:
         _same(out[k], obj[k])
@@ -257,7 +275,7 @@ def test_disjoint_views_of_one_storage_share_one_blob(tmp_path):
     head, tail = base[:10], base[90:]
     path = tmp_path / "ends.ember"
     ember.save([head, tail], path)
-    assert len(_header(path)["storages"]) == 1
+    assert len(_storage_records(path)) == 1
     a, b = ember.load(path)
     _same(a, head)
     _same(b, tail)
@@ -270,6 +288,7 @@ def test_storages_of_different_dtypes_are_separate(tmp_path):
     out = _roundtrip([c, r], tmp_path)
     _same(out[0], c)
     _same(out[1], r)
+    assert len(_storage_records(tmp_path / "obj.ember")) == 2
 
 
 # --------------------------------------------------------------------------------- mmap
@@ -293,10 +312,11 @@ def test_mmap_shares_the_file_pages_copy_on_write(tmp_path):
     out = ember.load(path, mmap=True)
     _same(out["t"], t)
     _same(out["b"], _sample(ember.bfloat16))
-    assert out["t"].data_ptr() % 64 == 0
+    assert out["t"].data_ptr() % 64 == 0 and out["b"].data_ptr() % 64 == 0
     if os.path.exists("/proc/self/maps"):
-        line = _mapping_of(out["t"].data_ptr())
-        assert line is not None and line.rstrip().endswith(str(path.resolve()))
+        for name in ["t", "b"]:   # bfloat16 too (Note [bfloat16 through DLPack])
+            line = _mapping_of(out[name].data_ptr())
+            assert line is not None and line.rstrip().endswith(str(path.resolve())), name
     out["t"][0, 0] = 123.0   # a private mapping: the file never changes
     assert float(out["t"][0, 0]) == 123.0
     assert path.read_bytes() == before
@@ -333,13 +353,13 @@ import ember
 from ember import serialization
 
 path, marker = sys.argv[1:3]
-real_write = serialization._write
+real_write = serialization._files.write_all
 def slow_write(f, data):
     real_write(f, data)
     f.flush()
     open(marker, "w").close()   # part of the new file is on disk: kill me now
     time.sleep(120)
-serialization._write = slow_write
+serialization._files.write_all = slow_write
 ember.save({"w": ember.zeros(1 << 18), "step": 2}, path)
 """
 
@@ -388,7 +408,7 @@ def test_failed_write_removes_its_temporary_file(tmp_path, monkeypatch):
             raise OSError("disk full")
         f.write(data)
 
-    monkeypatch.setattr(serialization, "_write", failing_write)
+    monkeypatch.setattr(serialization._files, "write_all", failing_write)
     with pytest.raises(OSError, match="disk full"):
         ember.save({"w": ember.zeros(100)}, path)
     assert path.read_bytes() == before
@@ -417,23 +437,27 @@ def test_save_writes_through_a_symlink(tmp_path):
 
 
 def _header(path):
+    """The JSON header of a file in Ember's earlier format."""
     import json
     data = pathlib.Path(path).read_bytes()
     (length,) = struct.unpack_from("<Q", data, 16)
     return json.loads(data[32:32 + length])
 
 
-@pytest.fixture
-def small_file(tmp_path):
-    path = tmp_path / "small.ember"
-    ember.save({"a": ember.arange(6.0).reshape(2, 3), "b": [ember.tensor([1, 2], dtype=ember.int8)],
-                "n": 3}, path)
+_SMALL = {"a": ember.arange(6.0).reshape(2, 3), "b": [ember.tensor([1, 2], dtype=ember.int8)],
+          "n": 3}
+_WRITERS = {"zip": serialization.save, "v1": _ember_v1.save}
+
+
+@pytest.fixture(params=["zip", "v1"])
+def small_file(request, tmp_path):
+    path = tmp_path / f"small.{request.param}"
+    _WRITERS[request.param](_SMALL, path)
     return path
 
 
 def test_every_single_byte_corruption_is_detected(small_file, tmp_path):
     data = small_file.read_bytes()
-    assert len(data) % 64 == 16   # 64-aligned data section, then the 16-byte trailer
     bad = tmp_path / "bad.ember"
     for i in range(len(data)):
         flipped = bytearray(data)
@@ -443,8 +467,45 @@ def test_every_single_byte_corruption_is_detected(small_file, tmp_path):
             ember.load(bad)
 
 
-def test_checksum_mismatch_names_the_part(small_file, tmp_path):
-    data = bytearray(small_file.read_bytes())
+def _zip_layout(path):
+    """{record name: (local header offset, data offset, size)} of a zip checkpoint."""
+    data = path.read_bytes()
+    out = {}
+    for info in zipfile.ZipFile(path).infolist():
+        name_len, extra_len = struct.unpack_from("<HH", data, info.header_offset + 26)
+        out[info.filename] = (info.header_offset, info.header_offset + 30 + name_len + extra_len,
+                              info.file_size)
+    return out
+
+
+def test_zip_checksum_mismatch_names_the_part(tmp_path):
+    path = tmp_path / "small.zip"
+    ember.save(_SMALL, path)
+    data = bytearray(path.read_bytes())
+    layout = _zip_layout(path)
+    central = data.rfind(b"PK\x01\x02")   # the last central directory entry
+    bad = tmp_path / "bad.ember"
+    for offset, message in [
+            (layout["archive/data/0"][1] + 1, "checksum mismatch in zip record 'archive/data/0'"),
+            (layout["archive/data.pkl"][1] + 3, "checksum mismatch in zip record 'archive/data.pkl'"),
+            (layout["archive/data/1"][0] + 10, "checksum mismatch in its zip headers"),  # mtime
+            (central + 38, "checksum mismatch in its zip headers"),   # external attributes
+            (len(data) - 3, "its zip comment should hold the checksum|checksum mismatch in its zip"),
+            (layout["archive/data/1"][0] + 31, "local header of zip record .* does not match")]:
+        copy = bytearray(data)
+        copy[offset] ^= 0x01
+        bad.write_bytes(copy)
+        with pytest.raises(CheckpointError, match=message):
+            ember.load(bad)
+        with pytest.raises(CheckpointError, match=message):
+            ember.load(bad, mmap=True)
+
+
+def test_v1_checksum_mismatch_names_the_part(tmp_path):
+    path = tmp_path / "small.v1"
+    _ember_v1.save(_SMALL, path)
+    data = bytearray(path.read_bytes())
+    assert len(data) % 64 == 16   # 64-aligned data section, then the 16-byte trailer
     (header_len,) = struct.unpack_from("<Q", data, 16)
     blob = (32 + header_len + 63) // 64 * 64
     bad = tmp_path / "bad.ember"
@@ -463,7 +524,7 @@ def test_checksum_mismatch_names_the_part(small_file, tmp_path):
 def test_truncated_files(small_file, tmp_path):
     data = small_file.read_bytes()
     bad = tmp_path / "cut.ember"
-    for n in [1, 7, 8, 20, 32, 47, 48, len(data) // 2, len(data) - 16, len(data) - 1]:
+    for n in [1, 3, 7, 8, 20, 32, 47, 48, len(data) // 2, len(data) - 16, len(data) - 1]:
         bad.write_bytes(data[:n])
         with pytest.raises(CheckpointError, match="truncated"):
             ember.load(bad)
@@ -477,7 +538,7 @@ def test_truncated_files(small_file, tmp_path):
 def test_foreign_files(tmp_path):
     bad = tmp_path / "foreign"
     bad.write_bytes(np.random.default_rng(0).bytes(4096))
-    with pytest.raises(CheckpointError, match="not an Ember checkpoint"):
+    with pytest.raises(CheckpointError, match="not a checkpoint: it starts with"):
         ember.load(bad)
     bad.write_bytes(b"")
     with pytest.raises(CheckpointError, match="empty"):
@@ -487,25 +548,66 @@ def test_foreign_files(tmp_path):
     bad.write_bytes(b"\x80\x04\x95" + b"\0" * 100)
     with pytest.raises(CheckpointError, match="pickle"):
         ember.load(bad)
+    bad.write_bytes(pickle.dumps({"just": "a pickle"}, protocol=2))
+    with pytest.raises(CheckpointError, match="a pickle but not a torch.save checkpoint"):
+        ember.load(bad)
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("notes/readme.txt", "hello")
+    with pytest.raises(CheckpointError, match="without notes/data.pkl, not a torch.save"):
+        ember.load(bad)
+    with zipfile.ZipFile(bad, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("archive/data.pkl", pickle.dumps(1, protocol=2))
+    with pytest.raises(CheckpointError, match="compressed"):
+        ember.load(bad)
 
 
-def test_a_pytorch_checkpoint_is_refused(tmp_path):
-    torch = pytest.importorskip("torch")
-    path = tmp_path / "torch.pt"
-    torch.save({"w": torch.ones(3)}, path)
-    with pytest.raises(CheckpointError, match="zip archive, probably a PyTorch"):
+def test_a_zip_written_by_python_loads(tmp_path):
+    """ember.load needs neither 64-byte alignment nor Ember's integrity comment."""
+    path = tmp_path / "plain.pt"
+    ember.save({"w": ember.arange(5.0), "b": ember.ones(3, dtype=ember.bfloat16)}, path)
+    src = zipfile.ZipFile(path)
+    out = tmp_path / "rezipped.pt"
+    for pad in range(1, 5):   # shift the storages off their elements' alignment
+        with zipfile.ZipFile(out, "w") as z:
+            z.writestr("archive/pad", b"x" * pad)
+            for name in src.namelist():
+                if not name.endswith("ember_integrity"):
+                    z.writestr(name, src.read(name))
+        layout = _zip_layout(out)
+        if layout["archive/data/0"][1] % 4 and layout["archive/data/1"][1] % 2:
+            break
+    assert layout["archive/data/0"][1] % 4 and layout["archive/data/1"][1] % 2
+    assert zipfile.ZipFile(out).comment == b""
+    for mmap in [False, True]:
+        loaded = ember.load(out, mmap=mmap)
+        _same(loaded["w"], ember.arange(5.0))
+        _same(loaded["b"], ember.ones(3, dtype=ember.bfloat16))
+
+
+def test_tensor_past_its_storage_is_refused(tmp_path):
+    """A crafted file, valid as a zip, whose pickle puts a tensor past its storage's end."""
+    from ember.serialization import _zip
+    path = tmp_path / "ok.pt"
+    ember.save(ember.arange(4.0), path)
+    src = zipfile.ZipFile(path)
+    records = {n: src.read(n) for n in src.namelist()}
+    pkl = records["archive/data.pkl"]
+    assert pkl.count(b"K\x04\x85") == 1   # BININT1 4, TUPLE1: the size (4,)
+    records["archive/data.pkl"] = pkl.replace(b"K\x04\x85", b"K\x09\x85")
+    with open(path, "wb") as f:
+        for chunk in _zip.plan([(n, d, None) for n, d in records.items()]):
+            f.write(chunk)
+    with pytest.raises(CheckpointError, match="reaches past the end of its storage"):
         ember.load(path)
-    with pytest.raises(CheckpointError, match="zip archive"):
-        ember.load(path, mmap=True)
 
 
-def test_malformed_header_with_valid_checksums_is_refused(tmp_path):
+def test_malformed_v1_header_with_valid_checksums_is_refused(tmp_path):
     """A crafted file with correct CRCs but a tensor past its storage must not read out of
     bounds."""
     import json
     import zlib
     path = tmp_path / "ok.ember"
-    ember.save(ember.arange(4.0), path)
+    _ember_v1.save(ember.arange(4.0), path)
     data = path.read_bytes()
     (header_len,) = struct.unpack_from("<Q", data, 16)
     header = json.loads(data[32:32 + header_len])
@@ -518,6 +620,29 @@ def test_malformed_header_with_valid_checksums_is_refused(tmp_path):
     path.write_bytes(bytes(prefix) + new + data[32 + header_len:])
     with pytest.raises(CheckpointError, match="reaches past the end of storage 0"):
         ember.load(path)
+
+
+# ------------------------------------------------------------------ Ember's earlier format
+
+
+@pytest.mark.parametrize("mmap", [False, True], ids=["read", "mmap"])
+def test_v1_files_still_load(mmap, tmp_path):
+    path = tmp_path / "old.ember"
+    tensors = {str(d): _sample(d) for d in _ALL_DTYPES}
+    base = ember.arange(24.0).reshape(4, 6)
+    p = nn.Parameter(ember.randn(3))
+    obj = {"tensors": tensors, "t": base.t(), "base": base, "p": p, "step": 7,
+           "misc": (ember.Size([2]), ember.float16, b"x", 1.5, None)}
+    _ember_v1.save(obj, path)
+    assert _header(path)["format"] == "ember"
+    out = ember.load(path, mmap=mmap)
+    for k, t in tensors.items():
+        _same(out["tensors"][k], t)
+    assert out["t"].stride() == base.t().stride()
+    out["t"][0, 1] = -5.0
+    assert float(out["base"][1, 0]) == -5.0
+    assert isinstance(out["p"], nn.Parameter) and out["p"].requires_grad
+    assert out["step"] == 7 and out["misc"] == obj["misc"]
 
 
 def test_checkpoint_error_is_a_runtime_error():

@@ -1,4 +1,6 @@
-"""ember.save / ember.load: a checkpoint format that carries data only, never code.
+"""Ember's own checkpoint format (version 1), which carries data only, never code.
+
+ember.save wrote it before it wrote PyTorch's zip format; ember.load still reads it.
 
 File layout (all integers little-endian)::
 
@@ -43,14 +45,11 @@ Semantics:
   The same tensor object reached twice loads as one object.
 * requires_grad of leaf tensors and nn.Parameter round-trip (a Parameter loads as a
   Parameter); .grad and autograd history are not saved. State dicts hold plain tensors.
-* ember.save writes to a temporary file in the target's directory, fsyncs it, renames it
-  over the target with os.replace and fsyncs the directory: a crash leaves either the old
-  file or the new one, never a half-written target (it may leave a stray
-  '.<name>.*.tmp' file behind). Writing to an open file object is not atomic.
-* ember.load checks the magic, the prefix, header and blob CRC32s, the zero padding,
+* save() writes atomically (see _files.write_atomically).
+* load_buffer() checks the magic, the prefix, header and blob CRC32s, the zero padding,
   the trailer length and every tensor's bounds; any failure raises CheckpointError, a
-  RuntimeError, naming what is wrong. The format has no code in it, so weights_only is
-  accepted and has no effect.
+  RuntimeError, naming what is wrong. The format has no code in it, so weights_only has
+  no effect on it.
 * ember.load(mmap=True) maps the file copy-on-write (numpy.memmap mode 'c'): tensors share
   the file's pages until written, and writes never reach the file. bfloat16 blobs, which
   numpy cannot hold, are copied. Without mmap the file is read into one buffer that the
@@ -62,9 +61,7 @@ import base64
 import ctypes
 import json
 import math
-import os
 import struct
-import sys
 import zlib
 from collections import OrderedDict
 
@@ -74,7 +71,9 @@ import ember
 from ember import _C
 from ember._tensor import Tensor
 
-__all__ = ["save", "load", "CheckpointError"]
+from . import _files
+from ._files import CheckpointError, check as _check, memory as _memory
+from ._views import ViewSet, dtype_name as _dtype_name, span as _span
 
 MAGIC = b"\x89EMBCKP\n"
 TRAILER_MAGIC = b"EMBEREND"
@@ -82,7 +81,6 @@ VERSION = 1
 ALIGN = 64
 _PREFIX = struct.Struct("<8sIIQII")   # magic, version, flags, header length, header crc, prefix crc
 _TRAILER = struct.Struct("<8sQ")      # trailer magic, file length
-_CHUNK = 16 << 20                     # bytes per write() call
 
 # name -> (ember dtype, numpy dtype or None when numpy has no such type)
 _DTYPES = {
@@ -96,32 +94,8 @@ _DTYPES = {
 _ITEMSIZE = {"bfloat16": 2, **{k: v[1].itemsize for k, v in _DTYPES.items() if v[1] is not None}}
 
 
-class CheckpointError(RuntimeError):
-    """A file that ember.load cannot read: foreign, truncated, corrupted or malformed."""
-
-
-def _dtype_name(dtype) -> str:
-    return str(dtype).rsplit(".", 1)[-1]
-
-
 def _align(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
-
-
-def _span(shape, strides) -> tuple[int, int]:
-    """(lo, hi): the element offsets, relative to storage_offset, that a view touches."""
-    lo = hi = 0
-    for size, stride in zip(shape, strides):
-        if stride < 0:
-            lo += (size - 1) * stride
-        else:
-            hi += (size - 1) * stride
-    return lo, hi + 1
-
-
-def _memory(address: int, nbytes: int) -> memoryview:
-    """A byte view of nbytes of process memory at address (kept valid by its owner)."""
-    return memoryview((ctypes.c_char * nbytes).from_address(address)).cast("B")
 
 
 # ---------------------------------------------------------------------------------------
@@ -134,10 +108,8 @@ class _Writer:
     def __init__(self):
         self.tensors: list[dict] = []
         self.tensor_index: dict[int, int] = {}
-        self.keep: list[Tensor] = []      # the tensors (and CPU copies) whose memory we read
-        self.views: list[tuple] = []      # (tensor index, cpu tensor, name, lo byte, hi byte)
+        self.viewset = ViewSet()
         self.active: set[int] = set()
-        self.storage_dtypes: list[str] = []
 
     def encode(self, obj):
         if obj is None or isinstance(obj, (bool, str)):
@@ -181,73 +153,29 @@ class _Writer:
             return self.tensor_index[id(t)]
         index = len(self.tensors)
         self.tensor_index[id(t)] = index
-        self.keep.append(t)
-        name = _dtype_name(t.dtype)
-        if name not in _DTYPES:
-            raise TypeError(f"save(): cannot save a tensor of dtype {t.dtype}")
-        cpu = t if t.device.type == "cpu" else t.detach().cpu()
-        self.keep.append(cpu)
-        shape = [int(s) for s in cpu.shape]
-        strides = [int(s) for s in cpu.stride()]
+        self.viewset.add(index, t)
         self.tensors.append({
-            "storage": None, "dtype": name, "shape": shape, "strides": strides,
-            "storage_offset": 0, "device": str(t.device),
-            "requires_grad": bool(t.requires_grad and t.is_leaf),
+            "storage": None, "dtype": _dtype_name(t.dtype), "shape": [int(s) for s in t.shape],
+            "strides": [int(s) for s in t.stride()], "storage_offset": 0,
+            "device": str(t.device), "requires_grad": bool(t.requires_grad and t.is_leaf),
             "parameter": isinstance(t, ember.nn.Parameter)})
-        if cpu.numel() > 0:
-            size = cpu.element_size()
-            lo, hi = _span(shape, strides)
-            ptr = cpu.data_ptr()
-            self.views.append((index, cpu, name, ptr + lo * size, ptr + hi * size))
         return index
-
-    def storages(self) -> list[tuple[int, int]]:
-        """Groups the views into storages; returns (address, nbytes) per storage."""
-        blobs: list[tuple[int, int]] = []
-        by_dtype: dict[str, list] = {}
-        for view in self.views:
-            by_dtype.setdefault(view[2], []).append(view)
-        for name, views in by_dtype.items():
-            views.sort(key=lambda v: v[3])
-            group: list = []
-            start = end = 0
-            bases: set[int] = set()
-            for view in views:
-                index, cpu, _, lo, hi = view
-                size = cpu.element_size()
-                base = cpu.data_ptr() - cpu.storage_offset() * size
-                # Live tensors whose spans overlap (or that share a base) share memory.
-                if group and (lo < end or base in bases) and (lo - start) % size == 0:
-                    group.append(view)
-                    end = max(end, hi)
-                    bases.add(base)
-                    continue
-                if group:
-                    blobs.append(self._close(group, start, end))
-                group, start, end, bases = [view], lo, hi, {base}
-            blobs.append(self._close(group, start, end))
-        return blobs
-
-    def _close(self, group, start: int, end: int) -> tuple[int, int]:
-        storage = len(self.storage_dtypes)
-        self.storage_dtypes.append(group[0][2])
-        for index, cpu, _, _, _ in group:
-            record = self.tensors[index]
-            record["storage"] = storage
-            record["storage_offset"] = (cpu.data_ptr() - start) // cpu.element_size()
-        return start, end - start
 
     def plan(self, obj) -> tuple[bytes, list[tuple[memoryview, int]], int]:
         """(prefix + header + padding, [(blob, offset in data section)], data length)."""
         root = self.encode(obj)
-        blobs = self.storages()
         storages, views, offset = [], [], 0
-        for name, (address, nbytes) in zip(self.storage_dtypes, blobs):
-            mem = _memory(address, nbytes)
-            storages.append({"dtype": name, "offset": offset, "nbytes": nbytes,
+        for blob in self.viewset.blobs():
+            if not blob.nbytes:   # tensors without elements have no storage in this format
+                continue
+            for index, element_offset in blob.members.items():
+                self.tensors[index]["storage"] = len(storages)
+                self.tensors[index]["storage_offset"] = element_offset
+            mem = _memory(blob.address, blob.nbytes)
+            storages.append({"dtype": blob.dtype, "offset": offset, "nbytes": blob.nbytes,
                              "crc32": zlib.crc32(mem)})
             views.append((mem, offset))
-            offset = _align(offset + nbytes)
+            offset = _align(offset + blob.nbytes)
         header = json.dumps({"format": "ember", "version": VERSION, "byteorder": "little",
                              "storages": storages, "tensors": self.tensors, "root": root},
                             separators=(",", ":"), allow_nan=False).encode("utf-8")
@@ -257,133 +185,34 @@ class _Writer:
         return head, views, offset
 
 
-def _write(f, data) -> None:
-    """Writes all of data to f in chunks (raw files may write less than asked)."""
-    mem = memoryview(data).cast("B")
-    while len(mem):
-        n = f.write(mem[:_CHUNK])
-        mem = mem[_CHUNK if n is None else n:]
-
-
 def _write_file(f, head: bytes, views, data_len: int) -> None:
-    _write(f, head)
+    write = _files.write_all
+    write(f, head)
     written = 0
     for mem, offset in views:
-        _write(f, bytes(offset - written))
-        _write(f, mem)
+        write(f, bytes(offset - written))
+        write(f, mem)
         written = offset + len(mem)
-    _write(f, bytes(data_len - written))
-    _write(f, _TRAILER.pack(TRAILER_MAGIC, len(head) + data_len + _TRAILER.size))
+    write(f, bytes(data_len - written))
+    write(f, _TRAILER.pack(TRAILER_MAGIC, len(head) + data_len + _TRAILER.size))
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False) -> None:
+def save(obj, f) -> None:
     """Saves a tensor or a tree of containers of tensors and plain values to a path or
-    binary file; see the module docstring for the format (pickle_* are ignored)."""
-    if sys.byteorder != "little":
-        raise NotImplementedError("save(): big-endian hosts are not supported")
+    binary file in this format (which ember.save no longer writes by default)."""
     writer = _Writer()
     head, views, data_len = writer.plan(obj)   # fails before the target is touched
-    if not isinstance(f, (str, bytes, os.PathLike)):
-        _write_file(f, head, views, data_len)
-        if hasattr(f, "flush"):
-            f.flush()
-        return
-    # Through a symlink, as open() would write; the temporary file sits beside the target.
-    path = os.path.realpath(os.fsdecode(os.fspath(f)))
-    directory, name = os.path.split(path)
-    tmp = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            _write_file(out, head, views, data_len)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory: str) -> None:
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-    except OSError:   # e.g. Windows cannot open directories
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
+    _files.write_atomically(f, lambda out: _write_file(out, head, views, data_len))
 
 
 # ---------------------------------------------------------------------------------------
 # load
 
 
-def _describe_foreign(head: bytes) -> str:
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
-        return ("it is a zip archive, probably a PyTorch torch.save checkpoint; load it with "
-                "torch.load and save its tensors with ember.save")
-    if head[:1] == b"\x80":
-        return "it looks like a Python pickle (a legacy torch.save file?), which ember never loads"
-    if len(head) == 0:
-        return "the file is empty"
-    return f"it starts with {head[:8]!r}, not the Ember magic {MAGIC!r}"
-
-
-def _read_buffer(f, mmap: bool) -> np.ndarray:
-    """The whole file as a uint8 array: a copy-on-write map, or one buffer read into memory."""
-    if isinstance(f, (str, bytes, os.PathLike)):
-        path = os.fsdecode(os.fspath(f))
-        if mmap:
-            if os.path.getsize(path) == 0:
-                raise CheckpointError(f"load(): cannot read '{path}': the file is empty")
-            return np.memmap(path, dtype=np.uint8, mode="c")
-        with open(path, "rb") as fh:
-            return _read_all(fh)
-    if mmap:
-        name = getattr(f, "name", None)
-        if not isinstance(name, (str, bytes, os.PathLike)):
-            raise ValueError("load(): mmap=True needs a path or a file object opened from a "
-                             "path, but got a file object without a name")
-        return _read_buffer(name, True)
-    return _read_all(f)
-
-
-def _read_all(fh) -> np.ndarray:
-    try:
-        size = os.fstat(fh.fileno()).st_size - fh.tell()
-    except (AttributeError, OSError, ValueError):
-        size = None
-    if size is None or not hasattr(fh, "readinto"):
-        return np.frombuffer(bytearray(fh.read()), dtype=np.uint8)
-    buf = np.empty(size, dtype=np.uint8)
-    mem, got = memoryview(buf), 0
-    while got < size:
-        n = fh.readinto(mem[got:])
-        if not n:
-            break
-        got += n
-    return buf[:got]
-
-
-def _check(cond: bool, msg: str) -> None:
-    if not cond:
-        raise CheckpointError(f"load(): {msg}")
-
-
 def _parse(buf: np.ndarray) -> tuple[dict, int]:
     """Validates the framing and checksums; returns the header and the data section start."""
     size = len(buf)
     head = bytes(buf[:_PREFIX.size])
-    _check(head[:len(MAGIC)] == MAGIC[:len(head)] and size > 0,
-           f"not an Ember checkpoint: {_describe_foreign(head)}")
     _check(size >= _PREFIX.size + _TRAILER.size,
            f"the checkpoint is truncated: it has only {size} bytes")
     magic, version, flags, header_len, header_crc, prefix_crc = _PREFIX.unpack(head)
@@ -541,17 +370,12 @@ def _decode(node, tensors: list[Tensor], depth: int = 0):
     raise CheckpointError(f"load(): the checkpoint header has an unknown node {str(node)[:80]}")
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=False,
-         **pickle_load_args):
-    """Loads what ember.save wrote to a path or binary file; see the module docstring.
+def load_buffer(buf: np.ndarray, map_location=None):
+    """Loads a file in this format, read or mapped into buf (see the module docstring).
 
     map_location: None (the saved devices), a device or its name, a dict from saved to
     new device names, or a callable (tensor, saved device name) -> tensor or None.
-    mmap=True maps the file copy-on-write instead of reading it.
     """
-    if sys.byteorder != "little":
-        raise NotImplementedError("load(): big-endian hosts are not supported")
-    buf = _read_buffer(f, mmap)
     meta, data_start = _parse(buf)
     bases = _load_storages(buf, meta, data_start)
     tensors = [_load_tensor(i, rec, bases, map_location) for i, rec in enumerate(meta["tensors"])]
