@@ -8,85 +8,11 @@ t-th elements of the batch_sizes[t] sequences that are longer than t.
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 import ember
+from ember.nn._packed_sequence import PackedSequence, invert_permutation
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
            "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence"]
-
-
-def _bind(optional, fn):
-    return None if optional is None else fn(optional)
-
-
-class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])):
-    """(data, batch_sizes, sorted_indices, unsorted_indices): a packed batch of sequences;
-    sorted_indices[i] is the batch index of the i-th longest sequence."""
-
-    __slots__ = ()
-
-    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
-        if unsorted_indices is None:
-            unsorted_indices = invert_permutation(sorted_indices)
-        if batch_sizes is None:
-            if not (isinstance(data, (list, tuple)) and len(data) == 2):
-                raise TypeError("PackedSequence(): expected data to be a (data, batch_sizes) pair when batch_sizes "
-                                "is not given")
-            data, batch_sizes = data
-        return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
-
-    def to(self, *args, **kwargs):
-        """The same packing with data converted by Tensor.to (indices keep their dtype)."""
-        data = self.data.to(*args, **kwargs)
-        if data is self.data:
-            return self
-        return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
-
-    def cpu(self):
-        return self.to("cpu")
-
-    def pin_memory(self):
-        return self
-
-    def double(self):
-        return self.to(dtype=ember.float64)
-
-    def float(self):
-        return self.to(dtype=ember.float32)
-
-    def half(self):
-        return self.to(dtype=ember.float16)
-
-    def long(self):
-        return self.to(dtype=ember.int64)
-
-    def int(self):
-        return self.to(dtype=ember.int32)
-
-    def short(self):
-        return self.to(dtype=ember.int16)
-
-    def char(self):
-        return self.to(dtype=ember.int8)
-
-    def byte(self):
-        return self.to(dtype=ember.uint8)
-
-    @property
-    def is_cuda(self) -> bool:
-        return self.data.device.type == "cuda"
-
-    def is_pinned(self) -> bool:
-        return False
-
-
-def invert_permutation(permutation):
-    """The inverse permutation (None for None)."""
-    if permutation is None:
-        return None
-    out = ember.empty_like(permutation)
-    return out.scatter_(0, permutation, ember.arange(permutation.numel(), dtype=permutation.dtype))
 
 
 def _pack_sorted(input, lengths, batch_first):
