@@ -10,6 +10,7 @@ from ember.distributions.binomial import Binomial
 from ember.distributions.categorical import Categorical, OneHotCategorical
 from ember.distributions.dirichlet import Dirichlet
 from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.exponential import Exponential
 from ember.distributions.gamma import Gamma
 from ember.distributions.independent import Independent
@@ -27,7 +28,7 @@ from ember.distributions.uniform import Uniform
 
 __all__ = [
     "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "ComposeTransform", "Dirichlet",
-    "Distribution", "ExpTransform", "Exponential", "Gamma", "Independent", "Laplace", "LogNormal",
+    "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Gamma", "Independent", "Laplace", "LogNormal",
     "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "SigmoidTransform", "TanhTransform",
     "Transform", "TransformedDistribution", "Uniform", "constraints", "identity_transform", "kl_divergence",
     "register_kl", "transforms",

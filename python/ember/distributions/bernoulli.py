@@ -6,19 +6,20 @@ import numbers
 
 import ember
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 from ember.nn.functional import binary_cross_entropy_with_logits
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """1 with probability probs (or sigmoid(logits)), else 0."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None) -> None:
         if (probs is None) == (logits is None):
@@ -80,3 +81,10 @@ class Bernoulli(Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+    @property
+    def _natural_params(self):
+        return (ember.logit(self.probs),)
+
+    def _log_normalizer(self, x):
+        return ember.log1p(ember.exp(x))

@@ -7,12 +7,13 @@ import ember
 from ember.distributions import constraints
 from ember.distributions.dirichlet import Dirichlet
 from ember.distributions.distribution import Distribution
-from ember.distributions.utils import broadcast_all
+from ember.distributions.exp_family import ExponentialFamily
+from ember.distributions.utils import broadcast_all, lgamma
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1]; rsample comes from Dirichlet([c1, c0])."""
 
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
@@ -66,3 +67,10 @@ class Beta(Distribution):
     @property
     def concentration0(self):
         return self._dirichlet.concentration[..., 1]
+
+    @property
+    def _natural_params(self):
+        return self.concentration1, self.concentration0
+
+    def _log_normalizer(self, x, y):
+        return lgamma(x) + lgamma(y) - lgamma(x + y)

@@ -4,13 +4,13 @@ from __future__ import annotations
 import ember
 from ember.distributions import constraints
 from ember.distributions._samplers import standard_gamma
-from ember.distributions.distribution import Distribution
-from ember.distributions.utils import digamma, finfo, xlogy
+from ember.distributions.exp_family import ExponentialFamily
+from ember.distributions.utils import digamma, finfo, lgamma, xlogy
 
 __all__ = ["Dirichlet"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution over the last dim of concentration.
 
     rsample normalises independent Gamma(concentration_i, 1) draws, each reparameterised
@@ -37,7 +37,7 @@ class Dirichlet(Distribution):
         gammas = standard_gamma(self.concentration.expand(shape))
         x = gammas / gammas.sum(-1, keepdim=True)
         tiny = float(finfo(x.dtype).tiny)
-        return x.clamp(min=tiny, max=1 - float(finfo(x.dtype).eps))
+        return x.clamp(min=tiny)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -67,3 +67,10 @@ class Dirichlet(Distribution):
         a0 = self.concentration.sum(-1)
         return (ember.lgamma(self.concentration).sum(-1) - ember.lgamma(a0) - (k - a0) * digamma(a0)
                 - ((self.concentration - 1.0) * digamma(self.concentration)).sum(-1))
+
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return lgamma(x).sum(-1) - lgamma(x.sum(-1))

@@ -5,18 +5,19 @@ import numbers
 
 import ember
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import broadcast_all
 
 __all__ = ["Exponential"]
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution with density rate * exp(-rate * x)."""
 
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, rate, validate_args=None) -> None:
         (self.rate,) = broadcast_all(rate)
@@ -61,3 +62,10 @@ class Exponential(Distribution):
 
     def entropy(self):
         return 1.0 - ember.log(self.rate)
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -ember.log(-x)

@@ -6,19 +6,20 @@ import numbers
 import ember
 from ember.distributions import constraints
 from ember.distributions._samplers import standard_gamma
-from ember.distributions.distribution import Distribution
-from ember.distributions.utils import broadcast_all, digamma, xlogy
+from ember.distributions.exp_family import ExponentialFamily
+from ember.distributions.utils import broadcast_all, digamma, lgamma, xlogy
 
 __all__ = ["Gamma"]
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """The gamma distribution with shape concentration and inverse scale rate; rsample is
     differentiable in concentration by implicit reparameterisation (see _samplers.py)."""
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, concentration, rate, validate_args=None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -54,3 +55,10 @@ class Gamma(Distribution):
     def entropy(self):
         return (self.concentration - ember.log(self.rate) + ember.lgamma(self.concentration)
                 + (1.0 - self.concentration) * digamma(self.concentration))
+
+    @property
+    def _natural_params(self):
+        return self.concentration - 1, -self.rate
+
+    def _log_normalizer(self, x, y):
+        return lgamma(x + 1) + (x + 1) * ember.log(-y.reciprocal())

@@ -13,6 +13,7 @@ from ember.distributions.binomial import Binomial
 from ember.distributions.categorical import Categorical, OneHotCategorical
 from ember.distributions.dirichlet import Dirichlet
 from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.exponential import Exponential
 from ember.distributions.gamma import Gamma
 from ember.distributions.independent import Independent
@@ -152,6 +153,22 @@ def _kl_dirichlet_dirichlet(p, q):
 def _kl_exponential_exponential(p, q):
     rate_ratio = q.rate / p.rate
     return -rate_ratio.log() + rate_ratio - 1
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    # The Bregman divergence of the log-normalizer, for a family without a closed form here.
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential families cannot be "
+                                  "computed using Bregman divergences")
+    p_nparams = [np_.detach().requires_grad_() for np_ in p._natural_params]
+    q_nparams = q._natural_params
+    lg_normal = p._log_normalizer(*p_nparams)
+    gradients = ember.autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
+    result = q._log_normalizer(*q_nparams) - lg_normal
+    for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
+        result = result - sum_rightmost((qnp - pnp) * g, len(q.event_shape))
+    return result
 
 
 @register_kl(Gamma, Gamma)

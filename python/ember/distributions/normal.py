@@ -6,18 +6,19 @@ import numbers
 
 import ember
 from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import broadcast_all, standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """The normal distribution with mean loc and standard deviation scale."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, loc, scale, validate_args=None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
@@ -67,3 +68,10 @@ class Normal(Distribution):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + ember.log(self.scale)
+
+    @property
+    def _natural_params(self):
+        return self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal()
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * ember.log(-math.pi / y)

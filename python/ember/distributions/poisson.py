@@ -6,13 +6,13 @@ import numbers
 import ember
 from ember.distributions import constraints
 from ember.distributions._samplers import poisson
-from ember.distributions.distribution import Distribution
+from ember.distributions.exp_family import ExponentialFamily
 from ember.distributions.utils import broadcast_all, xlogy
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """The number of events of a Poisson process with the given rate in unit time."""
 
     arg_constraints = {"rate": constraints.nonnegative}
@@ -46,3 +46,10 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = broadcast_all(self.rate, value)
         return xlogy(value, rate) - rate - (value + 1).lgamma()
+
+    @property
+    def _natural_params(self):
+        return (ember.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return ember.exp(x)

@@ -133,3 +133,21 @@ class _Digamma(Function):
 def digamma(x):
     """ember.digamma with a gradient (ember's digamma op has no derivative)."""
     return _Digamma.apply(x)
+
+
+class _Lgamma(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return ember.lgamma(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * digamma(x)
+
+
+def lgamma(x):
+    """ember.lgamma whose gradient (digamma) is itself differentiable, for the second
+    derivatives the exponential-family entropy and KL take."""
+    return _Lgamma.apply(x)
