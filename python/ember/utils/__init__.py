@@ -1,2 +1,2 @@
-"""ember.utils: utilities with torch.utils' API (data loading)."""
-from ember.utils import data  # noqa: F401
+"""ember.utils: utilities with torch.utils' API (data loading, activation checkpointing)."""
+from ember.utils import checkpoint, data  # noqa: F401

@@ -6,7 +6,8 @@ ember's differentiable ops; the input projection of a layer is one matmul over e
 and in float32 and float64 an LSTM direction without projections is one op
 (ember._lstm_layer, Note [LSTM layer] in aten/native/cpu/rnn.cpp), an LSTM step with them
 one addmm and the fused cell (ember._fused_lstm_cell).
-PackedSequence input is not supported.
+A PackedSequence input runs step by step over the sequences still active at each step
+(Note [Packed recurrence]) and gives a PackedSequence output.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
+from ember.nn._packed_sequence import PackedSequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -314,11 +316,7 @@ class RNNBase(Module):
             outputs = []
             for direction in range(num_directions):
                 k = layer * num_directions + direction
-                names = self._all_weights[k]
-                w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
-                b_ih = getattr(self, names[2]) if self.bias else None
-                b_hh = getattr(self, names[3]) if self.bias else None
-                w_hr = getattr(self, names[-1]) if self.proj_size > 0 else None
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(k)
                 # b_hh folds into the input projection except for GRU (see _gru_step).
                 bias = b_ih + b_hh if b_ih is not None and self.mode != "GRU" else b_ih
                 t_in, batch, features = input.shape
@@ -356,8 +354,100 @@ class RNNBase(Module):
                 input = F.dropout(input, self.dropout, True)
         return input, h_out, c_out
 
+    def _layer_weights(self, k):
+        names = self._all_weights[k]
+        w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
+        b_ih = getattr(self, names[2]) if self.bias else None
+        b_hh = getattr(self, names[3]) if self.bias else None
+        w_hr = getattr(self, names[-1]) if self.proj_size > 0 else None
+        return w_ih, w_hh, b_ih, b_hh, w_hr
+
+    # Note [Packed recurrence]
+    # Packed data holds step t of the batch_sizes[t] longest sequences, and the batch is sorted
+    # by decreasing length, so the sequences active at step t are always the first
+    # batch_sizes[t] rows of the state. Each step updates those rows and keeps the rest: going
+    # forward a sequence's state stops changing after its last step (so the final state is
+    # the one at its true length); going backward the rows that join at step t still hold the
+    # initial state, so each sequence starts from its own last element. The step outputs,
+    # concatenated in time order, are already the packed output.
+    def _run_packed(self, data, batch_sizes, hs, cs):
+        """data (N, I) packed, batch_sizes a list; returns packed output (N, D*H_out) and the
+        lists of final states (B, H) per layer*direction."""
+        num_directions = 2 if self.bidirectional else 1
+        offsets = [0]
+        for bs in batch_sizes:
+            offsets.append(offsets[-1] + bs)
+        h_out, c_out = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(num_directions):
+                k = layer * num_directions + direction
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(k)
+                bias = b_ih + b_hh if b_ih is not None and self.mode != "GRU" else b_ih
+                gx = F.linear(data, w_ih, bias)
+                w_hh_t = w_hh.t()
+                w_hr_t = None if w_hr is None else w_hr.t()
+                h = hs[k]
+                c = cs[k] if cs is not None else None
+                ys = [None] * len(batch_sizes)
+                order = range(len(batch_sizes) - 1, -1, -1) if direction == 1 else range(len(batch_sizes))
+                for t in order:
+                    bs = batch_sizes[t]
+                    g = gx[offsets[t]:offsets[t + 1]]
+                    if self.mode == "LSTM":
+                        h_t, c_t = _lstm_step(g, h[:bs], c[:bs], w_hh_t, w_hr_t)
+                        c = c_t if bs == c.size(0) else ember.cat([c_t, c[bs:]], 0)
+                    elif self.mode == "GRU":
+                        h_t = _gru_step(g, h[:bs], w_hh_t, b_hh)
+                    else:
+                        h_t = _rnn_step(g, h[:bs], w_hh_t, self.mode == "RNN_RELU")
+                    h = h_t if bs == h.size(0) else ember.cat([h_t, h[bs:]], 0)
+                    ys[t] = h_t
+                outputs.append(ember.cat(ys, 0))
+                h_out.append(h)
+                c_out.append(c)
+            data = outputs[0] if num_directions == 1 else ember.cat(outputs, 1)
+            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
+                data = F.dropout(data, self.dropout, True)
+        return data, h_out, c_out
+
+    def _forward_packed(self, packed, hx):
+        """The forward of a PackedSequence: hx (in the caller's batch order) or None."""
+        lstm = self.mode == "LSTM"
+        data = packed.data
+        batch_sizes = [int(b) for b in packed.batch_sizes.tolist()]
+        batch = batch_sizes[0]
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        sizes = (real_hidden, self.hidden_size) if lstm else (real_hidden,)
+        layers = self.num_layers * (2 if self.bidirectional else 1)
+        if hx is None:
+            hx = tuple(ember.zeros((layers, batch, s), dtype=data.dtype) for s in sizes)
+        elif packed.sorted_indices is not None:
+            hx = tuple(s.index_select(1, packed.sorted_indices) for s in hx)
+        if data.dtype != self.weight_ih_l0.dtype:
+            raise ValueError(f"RNN input dtype ({data.dtype}) does not match weight dtype ({self.weight_ih_l0.dtype}). "
+                             f"Convert input: input.to({self.weight_ih_l0.dtype}), or convert model: "
+                             f"model.to({data.dtype})")
+        if data.dim() != 2:
+            raise RuntimeError(f"packed input must have 2 dimensions, got {data.dim()}")
+        if self.input_size != data.size(-1):
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {data.size(-1)}")
+        for i, (s, size) in enumerate(zip(hx, sizes)):
+            msg = f"Expected hidden[{i}] size {{}}, got {{}}" if lstm else "Expected hidden size {}, got {}"
+            self._check_hidden(s, (layers, batch, size), msg)
+        cs = list(hx[1].unbind(0)) if lstm else None
+        out, h_n, c_n = self._run_packed(data, batch_sizes, list(hx[0].unbind(0)), cs)
+        states = [ember.stack(h_n, 0)] + ([ember.stack(c_n, 0)] if lstm else [])
+        if packed.unsorted_indices is not None:
+            states = [s.index_select(1, packed.unsorted_indices) for s in states]
+        output = PackedSequence(out, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
+        return output, states
+
     def _forward(self, input, hx, name):
         """Shared forward: hx is a tuple of state tensors (or None); returns (output, [h_n, (c_n)])."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         lstm = self.mode == "LSTM"
         if input.dim() not in (2, 3):
             got = "D tensor instead" if not lstm and self.mode != "GRU" else "D instead"
