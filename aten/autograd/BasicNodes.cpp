@@ -1,6 +1,7 @@
 #include "aten/autograd/BasicNodes.h"
 
 #include "aten/autograd/Variable.h"
+#include "aten/native/MemoryFormats.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/empty_strided.h"
 
@@ -16,14 +17,45 @@ Tensor AccumulateGrad::variable() const {
   return Tensor::adopt(variable_);
 }
 
+namespace {
+// Note [Gradient layout]: as PyTorch's AccumulateGrad (its "layout contract"), a leaf's
+// first gradient takes the leaf's strides when the leaf is non-overlapping and dense, and
+// contiguous strides otherwise, whatever strides the backward formulas produced: so
+// `p.grad.view(-1)` works for every contiguous parameter (LBFGS, gradient flattening), and
+// a transposed leaf gets a transposed gradient. Later gradients add into it in place.
+bool dense_leaf(const Tensor& variable) {
+  return native::is_non_overlapping_and_dense(variable.sizes(), variable.strides());
+}
+
+// Whether grad's strides already follow the contract for variable (size-1 dims aside).
+bool obeys_layout(const Tensor& grad, const Tensor& variable) {
+  if (!dense_leaf(variable)) return grad.is_contiguous();
+  const IntArrayRef sizes = grad.sizes(), gs = grad.strides(), vs = variable.strides();
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] > 1 && gs[d] != vs[d]) return false;
+  }
+  return true;
+}
+
+// A copy of grad laid out by the contract (with history when grad mode is on).
+Tensor copy_obeying_layout(const Tensor& grad, const Tensor& variable) {
+  if (!dense_leaf(variable)) return grad.clone(MemoryFormat::Contiguous);
+  Tensor out = ember::empty_strided(variable.sizes(), variable.strides(),
+                                    TensorOptions().dtype(grad.dtype()).device(grad.device()));
+  out.copy_(grad);
+  return out;
+}
+}  // namespace
+
 void AccumulateGrad::accumulate(const Tensor& variable, Tensor new_grad) {
   AutogradMeta& m = materialize_meta(variable);
   if (!m.grad_.defined()) {
-    // The engine's gradient is stolen when nothing else holds it (no copy), as PyTorch
-    // does; otherwise the leaf gets a copy of its own (with history under create_graph).
+    // The engine's gradient is stolen when nothing else holds it and it has the leaf's layout
+    // (no copy), as PyTorch does; otherwise the leaf gets a copy of its own (with history
+    // under create_graph), laid out by Note [Gradient layout].
     const bool steal = !GradMode::is_enabled() && new_grad.use_count() == 1 &&
-                       !requires_grad(new_grad) && new_grad.strides() == variable.strides();
-    m.grad_ = steal ? std::move(new_grad) : new_grad.clone();
+                       !requires_grad(new_grad) && obeys_layout(new_grad, variable);
+    m.grad_ = steal ? std::move(new_grad) : copy_obeying_layout(new_grad, variable);
   } else if (!GradMode::is_enabled()) {
     m.grad_.add_(new_grad);
   } else {

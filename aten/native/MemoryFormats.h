@@ -2,6 +2,8 @@
 /// channels_last (NHWC) and channels_last_3d (NDHWC) layouts of 4-d and 5-d tensors, with
 /// PyTorch's stride and contiguity rules.
 
+#include <utility>
+
 #include "c10/core/MemoryFormat.h"
 #include "c10/util/DimVector.h"
 #include "c10/util/Exception.h"
@@ -38,6 +40,29 @@ inline DimVector strides_for(IntArrayRef sizes, MemoryFormat f) {
     s *= sizes[d] > 1 ? sizes[d] : 1;
   }
   return strides;
+}
+
+/// PyTorch's is_non_overlapping_and_dense: some permutation of the dimensions of (sizes,
+/// strides) is contiguous (size-0/1 dimensions may have any stride).
+inline bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
+  DimVector perm(sizes.size());
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+  // Size-0/1 dimensions last; the rest by increasing stride (a stable insertion sort: a
+  // handful of dimensions, and no temporary buffer).
+  auto before = [&](int64_t a, int64_t b) {
+    if ((sizes[a] < 2) != (sizes[b] < 2)) return sizes[b] < 2;
+    return sizes[a] >= 2 && strides[a] < strides[b];
+  };
+  for (size_t i = 1; i < perm.size(); ++i) {
+    for (size_t j = i; j > 0 && before(perm[j], perm[j - 1]); --j) std::swap(perm[j], perm[j - 1]);
+  }
+  int64_t expected = 1;
+  for (int64_t d : perm) {
+    if (sizes[d] < 2) return true;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
 }
 
 /// Whether (sizes, strides) is dense in format f (size-1 dims may have any stride).

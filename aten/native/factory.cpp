@@ -75,29 +75,6 @@ Tensor empty_strided_with_keys(IntArrayRef size, IntArrayRef stride, ScalarType 
   return Tensor(std::move(impl));
 }
 
-// PyTorch's is_non_overlapping_and_dense: some permutation of the dimensions is contiguous.
-bool is_non_overlapping_and_dense(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  const IntArrayRef sizes = t.sizes(), strides = t.strides();
-  DimVector perm(sizes.size());
-  std::iota(perm.begin(), perm.end(), 0);
-  // Size-0/1 dimensions last; the rest by increasing stride (a stable insertion sort: a
-  // handful of dimensions, and no temporary buffer).
-  auto before = [&](int64_t a, int64_t b) {
-    if ((sizes[a] < 2) != (sizes[b] < 2)) return sizes[b] < 2;
-    return sizes[a] >= 2 && strides[a] < strides[b];
-  };
-  for (size_t i = 1; i < perm.size(); ++i) {
-    for (size_t j = i; j > 0 && before(perm[j], perm[j - 1]); --j) std::swap(perm[j], perm[j - 1]);
-  }
-  int64_t expected = 1;
-  for (int64_t d : perm) {
-    if (sizes[d] < 2) return true;
-    if (strides[d] != expected) return false;
-    expected *= sizes[d];
-  }
-  return true;
-}
 
 // ValueError unless value fits dtype (as fill_ would require), naming the factory.
 void check_fill_value(const char* op, const char* arg, const Scalar& value, ScalarType dtype) {
@@ -206,7 +183,7 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
   const Device dev = device.value_or(self.device());
   // preserve_format keeps a dense tensor's strides (a transposed input gives a transposed
   // result); anything else gets contiguous strides.
-  if (format == MemoryFormat::Preserve && is_non_overlapping_and_dense(self)) {
+  if (format == MemoryFormat::Preserve && native::is_non_overlapping_and_dense(self.sizes(), self.strides())) {
     return ember::empty_strided(self.sizes(), self.strides(), dt, Layout::Strided, dev, pin_memory);
   }
   // preserve_format of a non-dense tensor laid out channels-last gives channels_last (PyTorch's

@@ -523,3 +523,53 @@ def test_composite_expressions_match_pytorch():
         return a.grad, b.grad, c.grad, loss
     for e, t in zip(*both(run)):
         close(e, t, 1e-9)
+
+
+# Note [Gradient layout]: a leaf's .grad takes the leaf's strides when it is non-overlapping
+# and dense, else contiguous strides, as PyTorch's AccumulateGrad.
+def _leaf(lib, case):
+    lib.manual_seed(0)
+    base = np.arange(60, dtype=np.float32).reshape(3, 4, 5) / 7
+    t = lib.tensor(base)
+    if case == "transposed":
+        t = t[0].t()
+    elif case == "strided":
+        t = t[:, ::2, 1]
+    elif case == "channels_last":
+        t = t.reshape(1, 3, 4, 5).contiguous(memory_format=lib.channels_last)
+    elif case == "expanded_size1":
+        t = t[:1, 0].t()
+    elif case == "permuted":
+        t = t.permute(2, 0, 1)
+    return t.detach().requires_grad_()
+
+
+@pytest.mark.parametrize("case", ["contiguous", "transposed", "strided", "channels_last",
+                                  "expanded_size1", "permuted"])
+@pytest.mark.parametrize("twice", [False, True])
+def test_grad_layout_contract(case, twice):
+    results = []
+    for lib in (torch, ember):
+        w = _leaf(lib, case)
+        (w.exp() * 2).sum().backward()
+        if twice:
+            (w * w).sum().backward()
+        results.append((w.grad.stride(), w.grad.detach().numpy().copy()))
+    assert results[1][0] == results[0][0]
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-6)
+
+
+def test_linear_weight_grad_flattens():
+    lin = ember.nn.Linear(3, 4)
+    lin(ember.randn(5, 3)).sum().backward()
+    assert lin.weight.grad.stride() == (3, 1)
+    assert lin.weight.grad.view(-1).shape == (12,)
+
+
+def test_grad_layout_under_create_graph():
+    for lib in (torch, ember):
+        w = _leaf(lib, "transposed")
+        (w.exp()).sum().backward(create_graph=True)
+        assert w.grad.stride() == (1, 5) and w.grad.requires_grad
+        (g2,) = lib.autograd.grad(w.grad.sum(), w)
+        np.testing.assert_allclose(g2.detach().numpy(), w.exp().detach().numpy(), rtol=1e-6)
