@@ -43,8 +43,11 @@ inline DimVector strides_for(IntArrayRef sizes, MemoryFormat f) {
 }
 
 /// PyTorch's is_non_overlapping_and_dense: some permutation of the dimensions of (sizes,
-/// strides) is contiguous (size-0/1 dimensions may have any stride).
+/// strides) is contiguous (size-1 dimensions may have any stride; an empty tensor is dense).
 inline bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
+  for (int64_t s : sizes) {
+    if (s == 0) return true;
+  }
   DimVector perm(sizes.size());
   for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
   // Size-0/1 dimensions last; the rest by increasing stride (a stable insertion sort: a
