@@ -45,13 +45,8 @@ class Adagrad(Optimizer):
         state["sum"] = ember.full_like(p, value)
         return state
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
+    _group_setstate_defaults = (("foreach", None), ("maximize", False),
+                                ("differentiable", False), ("fused", None))
 
     def share_memory(self) -> None:
         """Moves each 'sum' accumulator to shared memory (a no-op where tensors cannot be)."""

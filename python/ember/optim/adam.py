@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember._tensor import Tensor
 from ember.optim.optimizer import (
-    Optimizer, _check_betas, _check_fused, _check_fused_param, _check_lr, _dense_grad,
+    Optimizer, _check_betas, _check_fused, _check_fused_param, _check_lr,
     _get_value, _scalar_state, _to_scalar, _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -48,28 +48,18 @@ class Adam(Optimizer):
         if fused:
             _check_fused(fused, foreach, differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
+    _group_setstate_defaults = (("amsgrad", False), ("maximize", False), ("foreach", None),
+                                ("capturable", False), ("differentiable", False),
+                                ("decoupled_weight_decay", False), ("fused", None))
 
-    def _init_state(self, p, group):
-        state = self.state[p]
-        if len(state) == 0:
-            if group["fused"]:
-                _check_fused_param(p)
-            state["step"] = _scalar_state(0.0, group["fused"])
-            state["exp_avg"] = ember.zeros_like(p)
-            state["exp_avg_sq"] = ember.zeros_like(p)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = ember.zeros_like(p)
-        return state
+    def _init_param_state(self, p, group, state):
+        if group["fused"]:
+            _check_fused_param(p)
+        state["step"] = _scalar_state(0.0, group["fused"])
+        state["exp_avg"] = ember.zeros_like(p)
+        state["exp_avg_sq"] = ember.zeros_like(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = ember.zeros_like(p)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -79,12 +69,7 @@ class Adam(Optimizer):
             beta1, beta2 = (_get_value(b) for b in group["betas"])
             lr, eps = _get_value(_to_scalar(group["lr"])), group["eps"]
             weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _dense_grad(p, "Adam")
-                grad = -grad if group["maximize"] else grad
-                state = self._init_state(p, group)
+            for p, grad, state in self._grads_and_states(group, "Adam"):
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 state["step"].add_(1)
                 if weight_decay != 0:

@@ -198,10 +198,17 @@ class Optimizer:
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
 
+    # (key, value) pairs that `__setstate__` fills into each param group lacking them, in
+    # this order: the options a subclass gained after old pickles were written.
+    _group_setstate_defaults: tuple = ()
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._init_hooks()
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._group_setstate_defaults:
+                group.setdefault(key, value)
 
     def __repr__(self):
         lines = [self.__class__.__name__ + " ("]
@@ -284,6 +291,26 @@ class Optimizer:
     def step(self, closure=None):
         """Performs one optimization step; `closure` re-evaluates the model and returns the loss."""
         raise NotImplementedError
+
+    def _init_param_state(self, p: Tensor, group: dict, state: dict) -> None:
+        """Fills the empty `state` of `p` on its first step (for `_grads_and_states`)."""
+        raise NotImplementedError
+
+    def _grads_and_states(self, group: dict, name: str):
+        """Yields (p, grad, state) for each parameter of `group` that has a gradient.
+
+        The single-tensor preamble the optimizers share: `grad` is `p.grad` refused when
+        sparse (`name` says who refuses) and negated under `maximize`; `state` is the
+        parameter's, filled by `_init_param_state` when empty.
+        """
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            grad = _dense_grad(p, name)
+            state = self.state[p]
+            if len(state) == 0:
+                self._init_param_state(p, group, state)
+            yield p, (-grad if group["maximize"] else grad), state
 
     def _closure_loss(self, closure):
         if closure is None:

@@ -34,14 +34,8 @@ class SGD(Optimizer):
             self._need_device_dtype_check_for_fused = True
             _check_fused(fused, foreach, differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    _group_setstate_defaults = (("nesterov", False), ("maximize", False), ("foreach", None),
+                                ("differentiable", False), ("fused", False))
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
