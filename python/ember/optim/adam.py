@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember._tensor import Tensor
 from ember.optim.optimizer import (
-    Optimizer, _check_betas, _check_fused, _check_fused_param, _check_lr,
+    Optimizer, _check_adam_like, _check_fused, _check_fused_param,
     _get_value, _scalar_state, _to_scalar, _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -14,12 +14,7 @@ __all__ = ["Adam", "AdamW"]
 def _check_adam_args(lr, betas, eps, weight_decay, foreach, capturable):
     if isinstance(lr, Tensor) and foreach and not capturable:
         raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
-    _check_lr(lr)
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    _check_betas(betas)
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    _check_adam_like(lr, eps, betas, weight_decay)
     if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
             or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
         raise ValueError("betas must be either both floats or both Tensors")

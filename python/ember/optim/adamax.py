@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.optim.optimizer import (
-    Optimizer, _check_betas, _check_lr, _get_value, _scalar_state, _to_scalar,
+    _FLAG_SETSTATE_DEFAULTS, Optimizer, _check_adam_like, _get_value, _scalar_state, _to_scalar,
     _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -15,19 +15,13 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_like(lr, eps, betas, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    _group_setstate_defaults = (("foreach", None), ("maximize", False),
-                                ("differentiable", False), ("capturable", False))
+    _group_setstate_defaults = _FLAG_SETSTATE_DEFAULTS
 
     def _init_param_state(self, p, group, state):
         state["step"] = _scalar_state(0.0)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.optim.optimizer import (
-    Optimizer, _check_lr, _get_value, _scalar_state, _to_scalar,
+    _FLAG_SETSTATE_DEFAULTS, Optimizer, _check_lr, _get_value, _scalar_state, _to_scalar,
     _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -27,8 +27,7 @@ class ASGD(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    _group_setstate_defaults = (("foreach", None), ("maximize", False),
-                                ("differentiable", False), ("capturable", False))
+    _group_setstate_defaults = _FLAG_SETSTATE_DEFAULTS
 
     def _init_param_state(self, p, group, state):
         state["step"] = _scalar_state(0.0)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.optim.optimizer import (
-    Optimizer, _check_betas, _check_lr, _get_value, _scalar_state, _to_scalar,
+    Optimizer, _check_adam_like, _get_value, _scalar_state, _to_scalar,
     _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -19,12 +19,7 @@ class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_like(lr, eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,

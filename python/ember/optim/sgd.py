@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ember.optim.optimizer import (
-    Optimizer, _check_fused, _check_fused_param, _get_value, _to_scalar,
+    Optimizer, _check_fused, _get_value, _to_scalar,
     _use_grad_for_differentiable, required,
 )
 
@@ -48,9 +48,7 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if group["fused"] and getattr(self, "_need_device_dtype_check_for_fused", True):
-                    _check_fused_param(p)
-                    self._need_device_dtype_check_for_fused = False
+                self._check_fused_param_once(group, p)
                 grad = -p.grad if group["maximize"] else p.grad
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
