@@ -1,11 +1,12 @@
 """Distribution: the base class of every distribution (PyTorch's torch.distributions.Distribution)."""
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import ember
 from ember.distributions import constraints
-from ember.distributions.utils import lazy_property
+from ember.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Distribution"]
 
@@ -190,3 +191,47 @@ class Distribution:
         args = ", ".join(f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
                          for p in names)
         return self.__class__.__name__ + "(" + args + ")"
+
+
+class _LocScale:
+    """What the location-scale families (Normal, Laplace) share, listed before their
+    Distribution base: a real `loc` and a positive `scale` broadcast together (batch shape ()
+    when both are Python numbers), reparameterised sampling, and `loc` as mean and mode.
+
+    expand stays with each family: it names its own class, so a subclass with its own
+    __init__ must still define expand, as in PyTorch.
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
+        super().__init__(() if scalar else self.loc.shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+
+class _BinaryProbsLogits:
+    """What Bernoulli and Binomial share: one success probability kept as `probs` or as
+    `logits` (`_param`, the one given), the other computed from it on first access."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()

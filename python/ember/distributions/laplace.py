@@ -1,38 +1,18 @@
 """Laplace(loc, scale): the double-exponential distribution."""
 from __future__ import annotations
 
-import numbers
-
 import ember
-from ember.distributions import constraints
-from ember.distributions.distribution import Distribution
-from ember.distributions.utils import broadcast_all, finfo
+from ember.distributions.distribution import Distribution, _LocScale
+from ember.distributions.utils import finfo
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_LocScale, Distribution):
     """The Laplace distribution with location loc and scale scale."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(() if scalar else self.loc.shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Laplace, batch_shape, _instance, loc=(), scale=())
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -2,39 +2,22 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import ember
-from ember.distributions import constraints
+from ember.distributions.distribution import _LocScale
 from ember.distributions.exp_family import ExponentialFamily
-from ember.distributions.utils import broadcast_all, standard_normal
+from ember.distributions.utils import standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(_LocScale, ExponentialFamily):
     """The normal distribution with mean loc and standard deviation scale."""
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
     _mean_carrier_measure = 0
-
-    def __init__(self, loc, scale, validate_args=None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(() if scalar else self.loc.shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Normal, batch_shape, _instance, loc=(), scale=())
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):

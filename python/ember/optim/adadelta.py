@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.optim.optimizer import (
-    Optimizer, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
+    _FLAG_SETSTATE_DEFAULTS, Optimizer, _check_lr, _get_value, _scalar_state, _to_scalar,
     _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -27,13 +27,12 @@ class Adadelta(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _group_setstate_defaults = _FLAG_SETSTATE_DEFAULTS
+
+    def _init_param_state(self, p, group, state):
+        state["step"] = _scalar_state(0.0)
+        state["square_avg"] = ember.zeros_like(p)
+        state["acc_delta"] = ember.zeros_like(p)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -42,18 +41,9 @@ class Adadelta(Optimizer):
         for group in self.param_groups:
             lr, rho, eps = _get_value(_to_scalar(group["lr"])), group["rho"], group["eps"]
             weight_decay = group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_state(0.0)
-                    state["square_avg"] = ember.zeros_like(p)
-                    state["acc_delta"] = ember.zeros_like(p)
+            for p, grad, state in self._grads_and_states(group, "Adadelta"):
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 state["step"].add_(1)
-                grad = _dense_grad(p, "Adadelta")
-                grad = -grad if group["maximize"] else grad
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
                 param, grad, square_avg, acc_delta = _view_as_real(p, grad, square_avg, acc_delta)

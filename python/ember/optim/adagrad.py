@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.optim.optimizer import (
-    Optimizer, _check_fused, _check_fused_param, _check_lr, _dense_grad, _get_value,
+    Optimizer, _check_fused, _check_lr, _dense_grad, _get_value,
     _scalar_state, _to_scalar, _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -45,13 +45,8 @@ class Adagrad(Optimizer):
         state["sum"] = ember.full_like(p, value)
         return state
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
+    _group_setstate_defaults = (("foreach", None), ("maximize", False),
+                                ("differentiable", False), ("fused", None))
 
     def share_memory(self) -> None:
         """Moves each 'sum' accumulator to shared memory (a no-op where tensors cannot be)."""
@@ -72,9 +67,7 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if group["fused"] and getattr(self, "_need_device_dtype_check_for_fused", True):
-                    _check_fused_param(p)
-                    self._need_device_dtype_check_for_fused = False
+                self._check_fused_param_once(group, p)
                 grad = _dense_grad(p, "Adagrad")
                 state = self.state[p]
                 if len(state) == 0:

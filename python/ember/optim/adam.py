@@ -4,7 +4,7 @@ from __future__ import annotations
 import ember
 from ember._tensor import Tensor
 from ember.optim.optimizer import (
-    Optimizer, _check_betas, _check_fused, _check_fused_param, _check_lr, _dense_grad,
+    Optimizer, _check_adam_like, _check_fused, _check_fused_param,
     _get_value, _scalar_state, _to_scalar, _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -14,12 +14,7 @@ __all__ = ["Adam", "AdamW"]
 def _check_adam_args(lr, betas, eps, weight_decay, foreach, capturable):
     if isinstance(lr, Tensor) and foreach and not capturable:
         raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
-    _check_lr(lr)
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    _check_betas(betas)
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    _check_adam_like(lr, eps, betas, weight_decay)
     if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
             or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
         raise ValueError("betas must be either both floats or both Tensors")
@@ -48,28 +43,18 @@ class Adam(Optimizer):
         if fused:
             _check_fused(fused, foreach, differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
+    _group_setstate_defaults = (("amsgrad", False), ("maximize", False), ("foreach", None),
+                                ("capturable", False), ("differentiable", False),
+                                ("decoupled_weight_decay", False), ("fused", None))
 
-    def _init_state(self, p, group):
-        state = self.state[p]
-        if len(state) == 0:
-            if group["fused"]:
-                _check_fused_param(p)
-            state["step"] = _scalar_state(0.0, group["fused"])
-            state["exp_avg"] = ember.zeros_like(p)
-            state["exp_avg_sq"] = ember.zeros_like(p)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = ember.zeros_like(p)
-        return state
+    def _init_param_state(self, p, group, state):
+        if group["fused"]:
+            _check_fused_param(p)
+        state["step"] = _scalar_state(0.0, group["fused"])
+        state["exp_avg"] = ember.zeros_like(p)
+        state["exp_avg_sq"] = ember.zeros_like(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = ember.zeros_like(p)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -79,12 +64,7 @@ class Adam(Optimizer):
             beta1, beta2 = (_get_value(b) for b in group["betas"])
             lr, eps = _get_value(_to_scalar(group["lr"])), group["eps"]
             weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _dense_grad(p, "Adam")
-                grad = -grad if group["maximize"] else grad
-                state = self._init_state(p, group)
+            for p, grad, state in self._grads_and_states(group, "Adam"):
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 state["step"].add_(1)
                 if weight_decay != 0:

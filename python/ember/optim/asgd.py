@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.optim.optimizer import (
-    Optimizer, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
+    _FLAG_SETSTATE_DEFAULTS, Optimizer, _check_lr, _get_value, _scalar_state, _to_scalar,
     _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -27,13 +27,13 @@ class ASGD(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _group_setstate_defaults = _FLAG_SETSTATE_DEFAULTS
+
+    def _init_param_state(self, p, group, state):
+        state["step"] = _scalar_state(0.0)
+        state["eta"] = _scalar_state(_get_value(_to_scalar(group["lr"])))
+        state["mu"] = _scalar_state(1.0)
+        state["ax"] = ember.zeros_like(p)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -43,18 +43,8 @@ class ASGD(Optimizer):
             lr = _get_value(_to_scalar(group["lr"]))
             lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
             weight_decay = group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _dense_grad(p, "ASGD")
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_state(0.0)
-                    state["eta"] = _scalar_state(lr)
-                    state["mu"] = _scalar_state(1.0)
-                    state["ax"] = ember.zeros_like(p)
+            for p, grad, state in self._grads_and_states(group, "ASGD"):
                 eta, mu, ax = state["eta"], state["mu"], state["ax"]
-                grad = -grad if group["maximize"] else grad
                 state["step"].add_(1)
                 param, grad, ax = _view_as_real(p, grad, ax)
                 if weight_decay != 0:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.optim.optimizer import (
-    Optimizer, _check_betas, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
+    Optimizer, _check_adam_like, _get_value, _scalar_state, _to_scalar,
     _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -19,12 +19,7 @@ class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_like(lr, eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
@@ -33,14 +28,16 @@ class NAdam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
+    _group_setstate_defaults = (("maximize", False), ("foreach", None), ("capturable", False),
+                                ("differentiable", False), ("decoupled_weight_decay", False))
+
+    def _init_param_state(self, p, group, state):
+        state["step"] = _scalar_state(0.0)
+        # The running product of the momentum schedule is a scalar-dtype tensor, so it
+        # rounds as PyTorch's does.
+        state["mu_product"] = _scalar_state(1.0)
+        state["exp_avg"] = ember.zeros_like(p)
+        state["exp_avg_sq"] = ember.zeros_like(p)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -50,21 +47,9 @@ class NAdam(Optimizer):
             beta1, beta2 = group["betas"]
             lr, eps = _get_value(_to_scalar(group["lr"])), group["eps"]
             weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _dense_grad(p, "NAdam")
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_state(0.0)
-                    # The running product of the momentum schedule is a scalar-dtype tensor,
-                    # so it rounds as PyTorch's does.
-                    state["mu_product"] = _scalar_state(1.0)
-                    state["exp_avg"] = ember.zeros_like(p)
-                    state["exp_avg_sq"] = ember.zeros_like(p)
+            for p, grad, state in self._grads_and_states(group, "NAdam"):
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 mu_product = state["mu_product"]
-                grad = -grad if group["maximize"] else grad
                 p_real, grad, exp_avg, exp_avg_sq = _view_as_real(p, grad, exp_avg, exp_avg_sq)
                 state["step"].add_(1)
                 step = state["step"].item()

@@ -91,6 +91,16 @@ def _check_betas(betas) -> None:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
 
 
+def _check_adam_like(lr, eps, betas, weight_decay) -> None:
+    """The Adam family's checks, in PyTorch's order: lr, eps, betas, weight_decay (ValueError)."""
+    _check_lr(lr)
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    _check_betas(betas)
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
 def _check_fused(fused, foreach, differentiable) -> None:
     """PyTorch's checks of `fused` against `foreach` and `differentiable` (RuntimeError)."""
     if fused:
@@ -105,6 +115,11 @@ def _check_fused_param(p: Tensor) -> None:
     if not p.is_floating_point():
         raise RuntimeError("`fused=True` requires all the params to be floating point Tensors "
                            f"of supported devices: ['cpu'] but {p.dtype} and {p.device.type}")
+
+
+# The option flags most optimizers fill into old pickles' groups (`_group_setstate_defaults`).
+_FLAG_SETSTATE_DEFAULTS = (("foreach", None), ("maximize", False), ("differentiable", False),
+                           ("capturable", False))
 
 
 def _dense_grad(p: Tensor, name: str) -> Tensor:
@@ -198,10 +213,17 @@ class Optimizer:
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
 
+    # (key, value) pairs that `__setstate__` fills into each param group lacking them, in
+    # this order: the options a subclass gained after old pickles were written.
+    _group_setstate_defaults: tuple = ()
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._init_hooks()
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, value in self._group_setstate_defaults:
+                group.setdefault(key, value)
 
     def __repr__(self):
         lines = [self.__class__.__name__ + " ("]
@@ -284,6 +306,32 @@ class Optimizer:
     def step(self, closure=None):
         """Performs one optimization step; `closure` re-evaluates the model and returns the loss."""
         raise NotImplementedError
+
+    def _check_fused_param_once(self, group: dict, p: Tensor) -> None:
+        """`_check_fused_param` on the first parameter a fused group steps (once per optimizer)."""
+        if group["fused"] and getattr(self, "_need_device_dtype_check_for_fused", True):
+            _check_fused_param(p)
+            self._need_device_dtype_check_for_fused = False
+
+    def _init_param_state(self, p: Tensor, group: dict, state: dict) -> None:
+        """Fills the empty `state` of `p` on its first step (for `_grads_and_states`)."""
+        raise NotImplementedError
+
+    def _grads_and_states(self, group: dict, name: str):
+        """Yields (p, grad, state) for each parameter of `group` that has a gradient.
+
+        The single-tensor preamble the optimizers share: `grad` is `p.grad` refused when
+        sparse (`name` says who refuses) and negated under `maximize`; `state` is the
+        parameter's, filled by `_init_param_state` when empty.
+        """
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            grad = _dense_grad(p, name)
+            state = self.state[p]
+            if len(state) == 0:
+                self._init_param_state(p, group, state)
+            yield p, (-grad if group["maximize"] else grad), state
 
     def _closure_loss(self, closure):
         if closure is None:

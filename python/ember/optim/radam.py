@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.optim.optimizer import (
-    Optimizer, _check_betas, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
+    Optimizer, _check_adam_like, _get_value, _scalar_state, _to_scalar,
     _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -19,26 +19,21 @@ class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_adam_like(lr, eps, betas, weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         maximize=maximize, foreach=foreach, capturable=capturable,
                         decoupled_weight_decay=decoupled_weight_decay,
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("capturable", False)
+    _group_setstate_defaults = (("foreach", None), ("maximize", False),
+                                ("differentiable", False), ("decoupled_weight_decay", False),
+                                ("capturable", False))
+
+    def _init_param_state(self, p, group, state):
+        state["step"] = _scalar_state(0.0)
+        state["exp_avg"] = ember.zeros_like(p)
+        state["exp_avg_sq"] = ember.zeros_like(p)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -48,17 +43,8 @@ class RAdam(Optimizer):
             beta1, beta2 = group["betas"]
             lr, eps = _get_value(_to_scalar(group["lr"])), group["eps"]
             weight_decay = group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _dense_grad(p, "RAdam")
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_state(0.0)
-                    state["exp_avg"] = ember.zeros_like(p)
-                    state["exp_avg_sq"] = ember.zeros_like(p)
+            for p, grad, state in self._grads_and_states(group, "RAdam"):
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                grad = -grad if group["maximize"] else grad
                 p_real, grad, exp_avg, exp_avg_sq = _view_as_real(p, grad, exp_avg, exp_avg_sq)
                 state["step"].add_(1)
                 step = state["step"].item()

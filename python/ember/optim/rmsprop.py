@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.optim.optimizer import (
-    Optimizer, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
+    _FLAG_SETSTATE_DEFAULTS, Optimizer, _check_lr, _get_value, _scalar_state, _to_scalar,
     _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -30,15 +30,15 @@ class RMSprop(Optimizer):
                         maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
+    _group_setstate_defaults = _FLAG_SETSTATE_DEFAULTS + (("momentum", 0), ("centered", False))
+
+    def _init_param_state(self, p, group, state):
+        state["step"] = _scalar_state(0.0)
+        state["square_avg"] = ember.zeros_like(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = ember.zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = ember.zeros_like(p)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -48,19 +48,7 @@ class RMSprop(Optimizer):
             lr, alpha, eps = _get_value(_to_scalar(group["lr"])), group["alpha"], group["eps"]
             weight_decay, momentum = group["weight_decay"], group["momentum"]
             centered = group["centered"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _dense_grad(p, "RMSprop")
-                grad = -grad if group["maximize"] else grad
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_state(0.0)
-                    state["square_avg"] = ember.zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = ember.zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = ember.zeros_like(p)
+            for p, grad, state in self._grads_and_states(group, "RMSprop"):
                 square_avg = state["square_avg"]
                 state["step"].add_(1)
                 if weight_decay != 0:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ember
 from ember.optim.optimizer import (
-    Optimizer, _check_lr, _dense_grad, _get_value, _scalar_state, _to_scalar,
+    _FLAG_SETSTATE_DEFAULTS, Optimizer, _check_lr, _get_value, _scalar_state, _to_scalar,
     _use_grad_for_differentiable, _view_as_real,
 )
 
@@ -23,13 +23,14 @@ class Rprop(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+    _group_setstate_defaults = _FLAG_SETSTATE_DEFAULTS
+
+    def _init_param_state(self, p, group, state):
+        state["step"] = _scalar_state(0.0)
+        state["prev"] = ember.zeros_like(p)
+        lr = float(_get_value(_to_scalar(group["lr"])))
+        # A complex step size has lr in both parts: two independent reals.
+        state["step_size"] = ember.full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -38,20 +39,8 @@ class Rprop(Optimizer):
         for group in self.param_groups:
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = _dense_grad(p, "Rprop")
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _scalar_state(0.0)
-                    state["prev"] = ember.zeros_like(p)
-                    lr = float(_get_value(_to_scalar(group["lr"])))
-                    # A complex step size has lr in both parts: two independent reals.
-                    state["step_size"] = ember.full_like(
-                        grad, complex(lr, lr) if p.is_complex() else lr)
+            for p, grad, state in self._grads_and_states(group, "Rprop"):
                 prev, step_size = state["prev"], state["step_size"]
-                grad = -grad if group["maximize"] else grad
                 state["step"].add_(1)
                 param, grad, prev, step_size = _view_as_real(p, grad, prev, step_size)
                 sign = grad.mul(prev).sign()

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ember.optim.optimizer import (
-    Optimizer, _check_fused, _check_fused_param, _get_value, _to_scalar,
+    Optimizer, _check_fused, _get_value, _to_scalar,
     _use_grad_for_differentiable, required,
 )
 
@@ -34,14 +34,8 @@ class SGD(Optimizer):
             self._need_device_dtype_check_for_fused = True
             _check_fused(fused, foreach, differentiable)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    _group_setstate_defaults = (("nesterov", False), ("maximize", False), ("foreach", None),
+                                ("differentiable", False), ("fused", False))
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -54,9 +48,7 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if group["fused"] and getattr(self, "_need_device_dtype_check_for_fused", True):
-                    _check_fused_param(p)
-                    self._need_device_dtype_check_for_fused = False
+                self._check_fused_param_once(group, p)
                 grad = -p.grad if group["maximize"] else p.grad
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
