@@ -274,7 +274,7 @@ Tensor converted(const Tensor& t, ScalarType dtype) {
 // own, and the other eight dtypes were two thirds of every wide copy's compile time.
 // A functor whose formula is a libm call per element (fmod, atan2, hypot, log1p: marked
 // kScalarCalls) has no wide copy at all: its loop is those calls whatever the vector
-// width (pow, atan2, fmod, hypot and logaddexp of 1M floats measured the same at the
+// width (pow, atan2, fmod, hypot and their like, on 1M floats, measured the same at the
 // baseline, AVX2 and AVX-512), and the copies were a quarter of the wide binary objects.
 template <class F>
 constexpr bool kHasWideCopy = !requires { requires F::kScalarCalls; };
