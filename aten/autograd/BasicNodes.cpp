@@ -23,13 +23,11 @@ namespace {
 // contiguous strides otherwise, whatever strides the backward formulas produced: so
 // `p.grad.view(-1)` works for every contiguous parameter (LBFGS, gradient flattening), and
 // a transposed leaf gets a transposed gradient. Later gradients add into it in place.
-bool dense_leaf(const Tensor& variable) {
-  return native::is_non_overlapping_and_dense(variable.sizes(), variable.strides());
-}
 
-// Whether grad's strides already follow the contract for variable (size-1 dims aside).
-bool obeys_layout(const Tensor& grad, const Tensor& variable) {
-  if (!dense_leaf(variable)) return grad.is_contiguous();
+// Whether grad's strides already follow the contract for variable (size-1 dims aside);
+// dense: whether variable is non-overlapping and dense.
+bool obeys_layout(const Tensor& grad, const Tensor& variable, bool dense) {
+  if (!dense) return grad.is_contiguous();
   const IntArrayRef sizes = grad.sizes(), gs = grad.strides(), vs = variable.strides();
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] > 1 && gs[d] != vs[d]) return false;
@@ -38,8 +36,8 @@ bool obeys_layout(const Tensor& grad, const Tensor& variable) {
 }
 
 // A copy of grad laid out by the contract (with history when grad mode is on).
-Tensor copy_obeying_layout(const Tensor& grad, const Tensor& variable) {
-  if (!dense_leaf(variable)) return grad.clone(MemoryFormat::Contiguous);
+Tensor copy_obeying_layout(const Tensor& grad, const Tensor& variable, bool dense) {
+  if (!dense) return grad.clone(MemoryFormat::Contiguous);
   Tensor out = ember::empty_strided(variable.sizes(), variable.strides(),
                                     TensorOptions().dtype(grad.dtype()).device(grad.device()));
   out.copy_(grad);
@@ -53,9 +51,10 @@ void AccumulateGrad::accumulate(const Tensor& variable, Tensor new_grad) {
     // The engine's gradient is stolen when nothing else holds it and it has the leaf's layout
     // (no copy), as PyTorch does; otherwise the leaf gets a copy of its own (with history
     // under create_graph), laid out by Note [Gradient layout].
+    const bool dense = native::is_non_overlapping_and_dense(variable.sizes(), variable.strides());
     const bool steal = !GradMode::is_enabled() && new_grad.use_count() == 1 &&
-                       !requires_grad(new_grad) && obeys_layout(new_grad, variable);
-    m.grad_ = steal ? std::move(new_grad) : copy_obeying_layout(new_grad, variable);
+                       !requires_grad(new_grad) && obeys_layout(new_grad, variable, dense);
+    m.grad_ = steal ? std::move(new_grad) : copy_obeying_layout(new_grad, variable, dense);
   } else if (!GradMode::is_enabled()) {
     m.grad_.add_(new_grad);
   } else {
