@@ -189,3 +189,57 @@ def test_cpu_capability_reported_and_overridable():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == cap and "not one of default, avx2, avx512" in out.stderr
+
+
+REDUCTIONS_16 = {
+    "sum": lambda t, d: t.sum(d), "nansum": lambda t, d: ember.nansum(t, d),
+    "mean": lambda t, d: t.mean(d), "prod": lambda t, d: t.prod(d),
+    "amax": lambda t, d: t.amax(d), "amin": lambda t, d: t.amin(d),
+    "argmax": lambda t, d: t.argmax(d), "max": lambda t, d: t.max(d).values,
+    "aminmax": lambda t, d: ember.aminmax(t, dim=d).max, "std": lambda t, d: t.std(d),
+    "norm3": lambda t, d: ember.linalg.vector_norm(t, 3, d),
+    "norm_inf": lambda t, d: ember.linalg.vector_norm(t, float("inf"), d),
+    "all": lambda t, d: t.all(d), "count_nonzero": lambda t, d: ember.count_nonzero(t, d),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+def test_16bit_reductions_are_the_float_reduction_rounded(dtype, layout):
+    """Note [16-bit floats in reductions]: a Half or BFloat16 reduction widens its input in
+    blocks and runs the float op, so it equals the float32 reduction of the widened values,
+    rounded once: bit for bit, across block (512) and column-block (256) boundaries."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((300, 1100)).astype(np.float32)
+    a[rng.integers(0, 300, 40), rng.integers(0, 1100, 40)] = np.nan
+    a[:, 7] = 0
+    x = ember.from_numpy(a).to(getattr(ember, dtype))
+    x = {"contiguous": x, "transposed": x.t(), "sliced": x[:, ::3]}[layout]
+    for name, f in REDUCTIONS_16.items():
+        for d in (0, 1):
+            got, want = f(x, d), f(x.float(), d)
+            if got.dtype == x.dtype:
+                want = want.to(x.dtype)
+                got, want = got.float(), want.float()
+            np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"{name} dim {d}")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16bit_nan_reductions_skip_nan_like_torch(dtype):
+    """nansum and nanmean of 16-bit floats skip NaN (they once summed it: the 16-bit op's
+    NaN test took only float and double)."""
+    rng = np.random.default_rng(6)
+    a = rng.uniform(-2, 2, (40, 700)).astype(np.float32)
+    a[rng.random(a.shape) < 0.1] = np.nan
+    e, t = pair(a, dtype)
+    for d in (None, 0, 1):
+        for op in ("nansum", "nanmean"):
+            kw = {} if d is None else {"dim": d}
+            got = getattr(ember, op)(e, **kw).float().numpy()
+            want = getattr(torch, op)(t, **kw).float().numpy()
+            assert not np.isnan(got).any(), (op, d)
+            np.testing.assert_allclose(got, want, rtol=2e-2 if dtype == "bfloat16" else 2e-3,
+                                       atol=0.3 if d is None else 2e-2, err_msg=f"{op} dim {d}")
+    got = ember.logsumexp(e, 1).float().numpy()
+    want = torch.logsumexp(t, 1).float().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-2, equal_nan=True)

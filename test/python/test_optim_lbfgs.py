@@ -76,6 +76,9 @@ def _case_id(kw):
                                            ("lsq", np.float32)])
 def test_lbfgs_matches_torch(problem, dtype, kwargs):
     fe, ft = _Fit(ember, problem, dtype, kwargs), _Fit(torch, problem, dtype, kwargs)
+    # float32 runs are judged against the same fit in float64: a strong-Wolfe line search
+    # amplifies single ulps (the two float32 runs can take different numbers of evaluations).
+    f64 = _Fit(torch, problem, np.float64, kwargs) if dtype == np.float32 else None
     for step in range(6):
         le, lt = fe.step(), ft.step()
         if dtype == np.float64:
@@ -87,8 +90,12 @@ def test_lbfgs_matches_torch(problem, dtype, kwargs):
             # near the minimum the curvature pairs are mostly that noise, so only the first
             # steps are compared closely.
             assert le == pytest.approx(lt, rel=1e-4)
+            f64.step()
+            exact = f64.flat()
             if step < 2:
-                np.testing.assert_allclose(fe.flat(), ft.flat(), rtol=0, atol=1e-4)
+                # Ember's float32 error, at most twice torch's (or 1e-4).
+                bound = max(1e-4, 2 * np.abs(ft.flat() - exact).max())
+                assert np.abs(fe.flat() - exact).max() <= bound, step
     se, st = fe.opt.state_dict()["state"][0], ft.opt.state_dict()["state"][0]
     assert sorted(se) == sorted(st)
     if dtype == np.float64:

@@ -5,17 +5,53 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "aten/native/CpuCapability.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/Reduce.h"
 #include "aten/native/cpu/ReduceOps.h"
+#include "aten/native/cpu/Vectorized.h"
+#include "aten/native/cpu/Widen.h"
 #include "c10/util/Exception.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
 namespace {
+
+// Note [16-bit floats in reductions]: a reduction of Half or BFloat16 runs the float op
+// (SumOp<float>, MaxOp<float>, ...) with no instantiation of its own. The walks widen the
+// 16-bit input a block at a time into a float buffer (widen, cpu/Widen.h): kSumBlock
+// elements of a run in the inner walk, a row's kColumns elements in the vertical walk. The
+// op folds the buffer as it folds a float input, and its OutPtr<float> rounds each result
+// once into the 16-bit output. The 16-bit ops computed in float before too (SumAcc, CmpAcc),
+// with the same blocks and lanes, so the values are unchanged. What it saves: the 16-bit
+// dtypes were half of the loop nests of each wide copy (Note [Reduction copies]), and their
+// element-wise scalar conversions made float16 sums 7x slower than PyTorch's.
+
+enum class Stored : uint8_t { Same, Half, BFloat16 };
+
+// The input of a walk: elements of In, or (In = float only) 16-bit floats that the walk
+// widens. Offsets and strides count elements.
+template <class In>
+struct Input {
+  const void* data = nullptr;
+  Stored stored = Stored::Same;
+  bool widened() const { return std::is_same_v<In, float> && stored != Stored::Same; }
+  const In* at(int64_t off) const { return static_cast<const In*>(data) + off; }
+  // n 16-bit elements from `off`, `s` apart, as floats into buf.
+  void widen_into(int64_t off, int64_t n, int64_t s, float* buf) const {
+    const char* p = static_cast<const char*>(data) + off * 2;
+    if (stored == Stored::Half) widen<Half>(p, s * 2, n, buf);
+    else widen<BFloat16>(p, s * 2, n, buf);
+  }
+};
+
+// A buffer of n widened elements where In is float; a placeholder otherwise.
+template <class In, int64_t N>
+using WidenBuffer = std::conditional_t<std::is_same_v<In, float>, float[N], char[1]>;
 
 // Calls f(in_offset, out_offset, n, position) for the runs along dims[0] that cover the
 // positions [begin, end) of the space dims[0..nd) (fastest first); position is the first
@@ -101,16 +137,67 @@ void fold_lanes(const Op& op, typename Op::acc_t* lanes, const typename Op::In* 
   for (int64_t j = 0; j < L; ++j) lanes[j] = acc[j];
 }
 
-// The reduction of one run p[0], p[s], ..., p[(n-1)s] whose first element has index idx0.
+// The reduction of a run by an op with a vector step (kVectorStep: a max or min), blocks
+// of it from block(b, m) as in reduce_run: four registers fold the contiguous stretches (GCC
+// vectorises the sums' lane loops by itself, not a select's: amax over rows ran 19x
+// PyTorch's time) and meet in registers, where a scalar combine tree would branch on every
+// lane. A max is exact, so neither the lanes nor the order change the result.
+template <class Op, class Block>
+typename Op::acc_t reduce_run_vector(const Op& op, const Block& block, int64_t n, int64_t idx0) {
+  using A = typename Op::acc_t;
+  using R = typename VectorRaw<A>::type;
+  constexpr int64_t W = Vectorized<A>::kSize;
+  const R id = R{} + op.identity();
+  R v[4] = {id, id, id, id};
+  A rest = op.identity();
+  for (int64_t b = 0; b < n; b += kSumBlock) {
+    const int64_t m = std::min(kSumBlock, n - b);
+    const auto [p, ps] = block(b, m);
+    int64_t i = 0;
+    if (ps == 1) {
+      for (; i + 4 * W <= m; i += 4 * W) {
+        for (int64_t k = 0; k < 4; ++k) {
+          R x;
+          std::memcpy(&x, p + i + k * W, sizeof x);
+          v[k] = op.step_vec(v[k], x);
+        }
+      }
+    }
+    for (; i < m; ++i) rest = op.step(rest, p[i * ps], idx0 + b + i, NoCenter{});
+  }
+  R r = op.step_vec(op.step_vec(v[0], v[1]), op.step_vec(v[2], v[3]));
+  using Perm = decltype(r < r);
+  for (int64_t h = W / 2; h >= 1; h /= 2) {
+    Perm perm;
+    for (int64_t j = 0; j < W; ++j) perm[j] = static_cast<std::remove_cvref_t<decltype(perm[0])>>((j + h) % W);
+    r = op.step_vec(r, __builtin_shuffle(r, perm));
+  }
+  return op.combine(r[0], rest);
+}
+
+// The reduction of one run in[off], in[off + s], ..., in[off + (n-1)s] whose first element
+// has index idx0.
 // Sums cascade: each block of kSumBlock elements folds into kSumLanes lane sums, and the
 // blocks' lane arrays are combined lane by lane through a binary counter (stack[k] holds
 // the sum of 2^level[k] blocks), so rounding errors grow with log(n), not n. The lanes
 // meet once, pairwise, at the end of the run: combining them per block cost as much as
 // the block itself (sum of 64M ran 1.65x PyTorch's time).
 template <class Op>
-typename Op::acc_t reduce_run(const Op& op, const typename Op::In* p, int64_t n, int64_t s,
-                              int64_t idx0, typename Op::center_t c) {
+typename Op::acc_t reduce_run(const Op& op, const Input<typename Op::In>& in, int64_t off,
+                              int64_t n, int64_t s, int64_t idx0, typename Op::center_t c) {
   using A = typename Op::acc_t;
+  using In = typename Op::In;
+  [[maybe_unused]] alignas(64) WidenBuffer<In, kSumBlock> buf;
+  // Elements [b, b + m) of the run: in place, or widened into buf.
+  auto block = [&](int64_t b, int64_t m) -> std::pair<const In*, int64_t> {
+    if constexpr (std::is_same_v<In, float>) {
+      if (in.widened()) {
+        in.widen_into(off + b * s, m, s, buf);
+        return {buf, 1};
+      }
+    }
+    return {in.at(off + b * s), s};
+  };
   if constexpr (Op::kAdditive) {
     A stack[64][kSumLanes];
     int64_t level[64];
@@ -118,7 +205,9 @@ typename Op::acc_t reduce_run(const Op& op, const typename Op::In* p, int64_t n,
     for (int64_t b = 0; b < n; b += kSumBlock) {
       A* cur = stack[top];
       for (int64_t j = 0; j < kSumLanes; ++j) cur[j] = op.identity();
-      fold_lanes<kSumLanes>(op, cur, p + b * s, std::min(kSumBlock, n - b), s, idx0 + b, c);
+      const int64_t m = std::min(kSumBlock, n - b);
+      const auto [p, ps] = block(b, m);
+      fold_lanes<kSumLanes>(op, cur, p, m, ps, idx0 + b, c);
       int64_t lv = 0;
       while (top > 0 && level[top - 1] == lv) {
         A* prev = stack[--top];
@@ -136,24 +225,36 @@ typename Op::acc_t reduce_run(const Op& op, const typename Op::In* p, int64_t n,
       total = prev;
     }
     return combine_pairwise(op, total, kSumLanes);
+  } else if constexpr (Op::kVectorStep) {
+    return reduce_run_vector(op, block, n, idx0);
   } else {
-    A lanes[kLanes];
+    constexpr int64_t L = kLanes;
+    A lanes[L];
     for (A& l : lanes) l = op.identity();
-    fold_lanes<kLanes>(op, lanes, p, n, s, idx0, c);
-    return combine_pairwise(op, lanes, kLanes);
+    if (!in.widened()) {
+      fold_lanes<L>(op, lanes, in.at(off), n, s, idx0, c);
+    } else {
+      // Blocks of a multiple of L elements: element i still folds into lane i % L.
+      for (int64_t b = 0; b < n; b += kSumBlock) {
+        const int64_t m = std::min(kSumBlock, n - b);
+        const auto [p, ps] = block(b, m);
+        fold_lanes<L>(op, lanes, p, m, ps, idx0 + b, c);
+      }
+    }
+    return combine_pairwise(op, lanes, L);
   }
 }
 
 // The inner walk: each output reduces runs along the fastest (reduced) input dimension.
 template <class Op>
-void inner_walk(const Op& op, const typename Op::In* base, const ReducePlan& plan) {
+void inner_walk(const Op& op, const Input<typename Op::In>& in, const ReducePlan& plan) {
   using A = typename Op::acc_t;
   const int64_t rs = plan.n_reduced > 0 ? plan.reduced[0].in_stride : 1;
   auto reduce_range = [&](int64_t in_off, int64_t begin, int64_t end, typename Op::center_t c) {
     A acc = op.identity();
     for_each_run(plan.reduced.data(), plan.n_reduced, begin, end,
                  [&](int64_t roff, int64_t, int64_t n, int64_t pos) {
-                   acc = op.combine(acc, reduce_run(op, base + in_off + roff, n, rs, pos, c));
+                   acc = op.combine(acc, reduce_run(op, in, in_off + roff, n, rs, pos, c));
                  });
     return acc;
   };
@@ -196,9 +297,10 @@ constexpr int64_t kRows = 256;     // rows a cascade level takes before it flush
 // The vertical walk: blocks of neighbouring outputs (along the fastest kept dimension)
 // accumulate rows of the input; sums flush through three levels (a cascade over rows).
 template <class Op>
-void vertical_walk(const Op& op, const typename Op::In* base, const ReducePlan& plan) {
+void vertical_walk(const Op& op, const Input<typename Op::In>& in, const ReducePlan& plan) {
   using A = typename Op::acc_t;
   using C = typename Op::center_t;
+  using In = typename Op::In;
   const ReduceDim k0 = plan.kept[0];
   const int64_t blocks = (k0.size + kColumns - 1) / kColumns;
   const int64_t outer = plan.numel_out / k0.size;
@@ -208,6 +310,7 @@ void vertical_walk(const Op& op, const typename Op::In* base, const ReducePlan& 
   parallel_for(0, outer * blocks, grain, [&](int64_t b, int64_t e) {
     A level0[kColumns], level1[kColumns], level2[kColumns];
     C centers[kColumns];
+    [[maybe_unused]] alignas(64) WidenBuffer<In, kColumns> buf;
     for (int64_t t = b; t < e; ++t) {
       auto [in_off, out_off] = offsets_of(plan.kept.data(), 1, plan.n_kept, t / blocks);
       const int64_t first = (t % blocks) * kColumns;
@@ -222,12 +325,21 @@ void vertical_walk(const Op& op, const typename Op::In* base, const ReducePlan& 
       for_each_run(plan.reduced.data(), plan.n_reduced, 0, plan.numel_reduced,
                    [&](int64_t roff, int64_t, int64_t n, int64_t pos) {
         for (int64_t i = 0; i < n; ++i) {
-          const typename Op::In* row = base + in_off + roff + i * rs;
+          const In* row = nullptr;
+          int64_t cs = si;  // the columns' stride in row
+          if constexpr (std::is_same_v<In, float>) {
+            if (in.widened()) {
+              in.widen_into(in_off + roff + i * rs, w, si, buf);
+              row = buf;
+              cs = 1;
+            }
+          }
+          if (row == nullptr) row = in.at(in_off + roff + i * rs);
           const int64_t idx = pos + i;
-          if (si == 1) {
+          if (cs == 1) {
             for (int64_t j = 0; j < w; ++j) level0[j] = op.step(level0[j], row[j], idx, centers[j]);
           } else {
-            for (int64_t j = 0; j < w; ++j) level0[j] = op.step(level0[j], row[j * si], idx, centers[j]);
+            for (int64_t j = 0; j < w; ++j) level0[j] = op.step(level0[j], row[j * cs], idx, centers[j]);
           }
           if constexpr (Op::kAdditive) {
             if (++rows0 == kRows) {
@@ -258,9 +370,13 @@ void vertical_walk(const Op& op, const typename Op::In* base, const ReducePlan& 
 template <class Op>
 void run(const Op& op, const Tensor& self, const ReducePlan& plan) {
   if (plan.numel_out == 0) return;
-  const auto* base = static_cast<const typename Op::In*>(self.impl()->data());
-  if (plan.inner || plan.n_kept == 0) inner_walk(op, base, plan);
-  else vertical_walk(op, base, plan);
+  Input<typename Op::In> in{self.impl()->data()};
+  if constexpr (std::is_same_v<typename Op::In, float>) {
+    if (self.dtype() == ScalarType::Half) in.stored = Stored::Half;
+    else if (self.dtype() == ScalarType::BFloat16) in.stored = Stored::BFloat16;
+  }
+  if (plan.inner || plan.n_kept == 0) inner_walk(op, in, plan);
+  else vertical_walk(op, in, plan);
 }
 
 template <class Op>
@@ -269,8 +385,8 @@ void run(const Op& op, const ReduceArgs& args, const ReducePlan& plan) {
 }
 
 template <class T>
-T* out_ptr(const ReduceArgs& args, int i) {
-  return static_cast<T*>(args.outs[static_cast<size_t>(i)]->impl()->data());
+OutPtr<T> out_ptr(const ReduceArgs& args, int i) {
+  return out_of<T>(*args.outs[static_cast<size_t>(i)]);
 }
 
 inline void unsupported(const char* what, ScalarType t) {

@@ -58,6 +58,51 @@ T from_acc(A a) {
   else return convert<T>(a);
 }
 
+// Where an op writes its results of type T: T's elements. For T = float the output may
+// hold Half or BFloat16 instead (the 16-bit inputs reduce in the float ops, Note [16-bit
+// floats in reductions] in cpu/ReduceLoops.h), chosen at run time; a store rounds once.
+template <class T>
+struct OutPtr {
+  using value_type = T;
+  T* p = nullptr;
+  explicit operator bool() const { return p != nullptr; }
+  void store(int64_t off, T v) const { p[off] = v; }
+  T rounded(T v) const { return v; }
+};
+
+template <>
+struct OutPtr<float> {
+  using value_type = float;
+  void* p = nullptr;
+  ScalarType dtype = ScalarType::Float;
+  explicit operator bool() const { return p != nullptr; }
+  void store(int64_t off, float v) const {
+    if (dtype == ScalarType::Float) static_cast<float*>(p)[off] = v;
+    else if (dtype == ScalarType::Half) static_cast<Half*>(p)[off] = Half(v);
+    else static_cast<BFloat16*>(p)[off] = BFloat16(v);
+  }
+  // v rounded to the output's dtype and back.
+  float rounded(float v) const {
+    if (dtype == ScalarType::Half) return float(Half(v));
+    if (dtype == ScalarType::BFloat16) return float(BFloat16(v));
+    return v;
+  }
+};
+
+// The output pointer of an op writing T into `out` (whose dtype is T's, or a 16-bit float's
+// for T = float).
+template <class T>
+OutPtr<T> out_of(const Tensor& out) {
+  if constexpr (std::is_same_v<T, float>) {
+    const ScalarType t = out.dtype();
+    EMBER_INTERNAL_ASSERT(t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16,
+                          "reduce_kernel_cpu(): a float reduction writes ", t);
+    return {out.impl()->data(), t};
+  } else {
+    return {static_cast<T*>(out.impl()->data())};
+  }
+}
+
 struct NoCenter {};
 
 // Members every op shares; an op overrides what differs.
@@ -67,6 +112,8 @@ struct OpBase {
   using acc_t = A;
   using center_t = NoCenter;
   static constexpr bool kAdditive = false;  // step adds a term: cascade summation applies
+  // step_vec(acc, x) is step on registers of A (for In = A): see fold_lanes.
+  static constexpr bool kVectorStep = false;
   center_t center(int64_t) const { return {}; }
 };
 
@@ -76,7 +123,7 @@ template <class T, bool kNan>
 struct SumOp : OpBase<T, SumAcc<T>> {
   using A = SumAcc<T>;
   static constexpr bool kAdditive = true;
-  T* out;
+  OutPtr<T> out;
   A scale;
   A identity() const { return A(0); }
   A step(A a, T x, int64_t, NoCenter) const {
@@ -87,28 +134,35 @@ struct SumOp : OpBase<T, SumAcc<T>> {
   A combine(A a, A b) const { return a + b; }
   void write(int64_t off, A a, NoCenter) const {
     if constexpr (!std::is_integral_v<T>) a = a * scale;
-    out[off] = from_acc<T>(a);
+    out.store(off, from_acc<T>(a));
   }
 };
 
 template <class T>
 struct ProdOp : OpBase<T, SumAcc<T>> {
   using A = SumAcc<T>;
-  T* out;
+  OutPtr<T> out;
   A identity() const { return A(1); }
   A step(A a, T x, int64_t, NoCenter) const {
     if constexpr (std::is_integral_v<T>) return a * static_cast<A>(static_cast<int64_t>(x));
     else return a * A(x);
   }
   A combine(A a, A b) const { return a * b; }
-  void write(int64_t off, A a, NoCenter) const { out[off] = from_acc<T>(a); }
+  void write(int64_t off, A a, NoCenter) const { out.store(off, from_acc<T>(a)); }
 };
 
 // max (kMax) or min with NaN propagating.
+// Without branches: `|` rather than `||`, and b != b for NaN, so that the compiler turns a
+// lane array of these into vector compares and blends (with `||` it kept one compare and
+// branch per element: amax over rows ran 19x PyTorch's time).
 template <class A, bool kMax>
 A better_of(A a, A b) {
-  if constexpr (kMax) return (b > a || is_nan(b)) ? b : a;
-  else return (b < a || is_nan(b)) ? b : a;
+  if constexpr (std::is_floating_point_v<A>) {
+    const bool take = (kMax ? b > a : b < a) | (b != b);
+    return take ? b : a;
+  } else {
+    return (kMax ? b > a : b < a) ? b : a;
+  }
 }
 
 template <class A, bool kMax>
@@ -122,32 +176,35 @@ constexpr A worst() {
 template <class T, bool kMax>
 struct MaxOp : OpBase<T, CmpAcc<T>> {
   using A = CmpAcc<T>;
-  T* out;
+  static constexpr bool kVectorStep = std::is_floating_point_v<T>;
+  OutPtr<T> out;
   A identity() const { return worst<A, kMax>(); }
+  template <class R>
+  R step_vec(R a, R x) const { return ((kMax ? x > a : x < a) | (x != x)) ? x : a; }
   A step(A a, T x, int64_t, NoCenter) const { return better_of<A, kMax>(a, A(x)); }
   A combine(A a, A b) const { return better_of<A, kMax>(a, b); }
-  void write(int64_t off, A a, NoCenter) const { out[off] = convert<T>(a); }
+  void write(int64_t off, A a, NoCenter) const { out.store(off, convert<T>(a)); }
 };
 
 // Writes through uint8_t for both output dtypes: a bool holds 0 or 1 in one byte, as a
 // uint8 does, so one instantiation serves both.
 template <class T, bool kAll>
 struct AllOp : OpBase<T, bool> {
-  uint8_t* out;
+  OutPtr<uint8_t> out;
   bool identity() const { return kAll; }
   bool step(bool a, T x, int64_t, NoCenter) const {
     if constexpr (kAll) return a && nonzero(x);
     else return a || nonzero(x);
   }
   bool combine(bool a, bool b) const { return kAll ? (a && b) : (a || b); }
-  void write(int64_t off, bool a, NoCenter) const { out[off] = static_cast<uint8_t>(a); }
+  void write(int64_t off, bool a, NoCenter) const { out.store(off, static_cast<uint8_t>(a)); }
 };
 
 // Counts of elements: nonzero ones (into int64, scaled) or non-NaN ones (into T).
 template <class T, bool kNotNan>
 struct CountOp : OpBase<T, int64_t> {
   static constexpr bool kAdditive = true;
-  void* out;
+  std::conditional_t<kNotNan, OutPtr<T>, OutPtr<int64_t>> out;
   double scale;
   int64_t identity() const { return 0; }
   int64_t step(int64_t a, T x, int64_t, NoCenter) const {
@@ -156,8 +213,8 @@ struct CountOp : OpBase<T, int64_t> {
   }
   int64_t combine(int64_t a, int64_t b) const { return a + b; }
   void write(int64_t off, int64_t a, NoCenter) const {
-    if constexpr (kNotNan) static_cast<T*>(out)[off] = convert<T>(static_cast<double>(a));
-    else static_cast<int64_t*>(out)[off] = a;
+    if constexpr (kNotNan) out.store(off, convert<T>(static_cast<double>(a)));
+    else out.store(off, a);
   }
 };
 
@@ -185,8 +242,8 @@ template <class T, bool kMax>
 struct ArgOp : OpBase<T, ValueIndex<CmpAcc<T>>> {
   using A = CmpAcc<T>;
   using V = ValueIndex<A>;
-  T* values;
-  int64_t* indices;
+  OutPtr<T> values;  // null for argmax/argmin
+  OutPtr<int64_t> indices;
   V identity() const { return {worst<A, kMax>(), -1}; }
   V step(V a, T x, int64_t i, NoCenter) const {
     const A v = A(x);
@@ -197,8 +254,8 @@ struct ArgOp : OpBase<T, ValueIndex<CmpAcc<T>>> {
   }
   V combine(V a, V b) const { return better_indexed<A, kMax>(a, b); }
   void write(int64_t off, V a, NoCenter) const {
-    if (values) values[off] = convert<T>(a.value);
-    indices[off] = a.index;
+    if (values) values.store(off, convert<T>(a.value));
+    indices.store(off, a.index);
   }
 };
 
@@ -212,8 +269,8 @@ template <class T>
 struct MinMaxOp : OpBase<T, MinMax<CmpAcc<T>>> {
   using A = CmpAcc<T>;
   using M = MinMax<A>;
-  T* mins;
-  T* maxs;
+  OutPtr<T> mins;
+  OutPtr<T> maxs;
   M identity() const { return {worst<A, false>(), worst<A, true>()}; }
   M step(M a, T x, int64_t, NoCenter) const {
     return {better_of<A, false>(a.min, A(x)), better_of<A, true>(a.max, A(x))};
@@ -222,8 +279,8 @@ struct MinMaxOp : OpBase<T, MinMax<CmpAcc<T>>> {
     return {better_of<A, false>(a.min, b.min), better_of<A, true>(a.max, b.max)};
   }
   void write(int64_t off, M a, NoCenter) const {
-    mins[off] = convert<T>(a.min);
-    maxs[off] = convert<T>(a.max);
+    mins.store(off, convert<T>(a.min));
+    maxs.store(off, convert<T>(a.max));
   }
 };
 
@@ -241,7 +298,7 @@ struct NormOp : OpBase<T, RealAcc<T>> {
   using R = RealAcc<T>;
   using Out = RealType<T>;
   static constexpr bool kAdditive = true;
-  Out* out;
+  OutPtr<Out> out;
   R p;
   R identity() const { return R(0); }
   R step(R a, T x, int64_t, NoCenter) const {
@@ -260,7 +317,7 @@ struct NormOp : OpBase<T, RealAcc<T>> {
   void write(int64_t off, R a, NoCenter) const {
     if constexpr (kNorm == Norm::Two) a = std::sqrt(a);
     else if constexpr (kNorm == Norm::General) a = std::pow(a, R(1) / p);
-    out[off] = convert<Out>(a);
+    out.store(off, convert<Out>(a));
   }
 };
 
@@ -269,11 +326,11 @@ template <class T, bool kMax>
 struct NormInfOp : OpBase<T, RealAcc<T>> {
   using R = RealAcc<T>;
   using Out = RealType<T>;
-  Out* out;
+  OutPtr<Out> out;
   R identity() const { return kMax ? R(0) : std::numeric_limits<R>::infinity(); }
   R step(R a, T x, int64_t, NoCenter) const { return better_of<R, kMax>(a, magnitude(x)); }
   R combine(R a, R b) const { return better_of<R, kMax>(a, b); }
-  void write(int64_t off, R a, NoCenter) const { out[off] = convert<Out>(a); }
+  void write(int64_t off, R a, NoCenter) const { out.store(off, convert<Out>(a)); }
 };
 
 // scale * sum |x - mean|^2 (var), its square root (std).
@@ -284,7 +341,7 @@ struct SquaredDeviationOp : OpBase<T, RealAcc<T>> {
   using Out = RealType<T>;
   using center_t = C;
   static constexpr bool kAdditive = true;
-  Out* out;
+  OutPtr<Out> out;
   const C* centers;
   R scale;
   bool root;
@@ -298,7 +355,7 @@ struct SquaredDeviationOp : OpBase<T, RealAcc<T>> {
   R combine(R a, R b) const { return a + b; }
   void write(int64_t off, R a, C) const {
     a = a * scale;
-    out[off] = convert<Out>(root ? std::sqrt(a) : a);
+    out.store(off, convert<Out>(root ? std::sqrt(a) : a));
   }
 };
 
@@ -308,7 +365,7 @@ struct ExpShiftedOp : OpBase<T, SumAcc<T>> {
   using A = SumAcc<T>;
   using center_t = A;
   static constexpr bool kAdditive = true;
-  T* out;
+  OutPtr<T> out;
   const A* centers;
   A center(int64_t off) const {
     const A m = centers[off];
@@ -320,8 +377,7 @@ struct ExpShiftedOp : OpBase<T, SumAcc<T>> {
   void write(int64_t off, A a, A m) const {
     // 16-bit floats round the log before adding the maximum, as PyTorch's composite does
     // (log(sum) + m cancels: rounding only at the end would differ by a lot).
-    if constexpr (kHalfLike<T>) out[off] = convert<T>(A(convert<T>(std::log(a))) + m);
-    else out[off] = convert<T>(std::log(a) + m);
+    out.store(off, convert<T>(out.rounded(std::log(a)) + m));
   }
 };
 

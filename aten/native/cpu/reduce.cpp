@@ -96,9 +96,11 @@ void reduce_functor_cpu(const char* name, const Tensor& self, IntArrayRef dim, c
       direct ? out : ember::empty(out.sizes(), TensorOptions().dtype(result).device(out.device()));
   dispatch_all_types(self.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
+    // The 16-bit floats run the float op (Note [16-bit floats in reductions]).
+    using K = std::conditional_t<kHalfLike<T>, float, T>;
     if constexpr (kTakes<F::kDtypes, T> && (!kWideCpuCopy || std::is_floating_point_v<T> || kHalfLike<T>)) {
-      typename F::template Op<T> op{};
-      op.out = static_cast<decltype(op.out)>(target.impl()->data());
+      typename F::template Op<K> op{};
+      op.out = out_of<typename decltype(op.out)::value_type>(target);
       run(op, self, plan);
     } else {
       unsupported(name, self.dtype());

@@ -20,10 +20,10 @@ void extrema_typed(const ReduceArgs& args, const ReducePlan& plan) {
       case ReduceKind::Max: run(MaxOp<T, true>{{}, out_ptr<T>(args, 0)}, args, plan); return;
       case ReduceKind::Min: run(MaxOp<T, false>{{}, out_ptr<T>(args, 0)}, args, plan); return;
       case ReduceKind::ArgMax:
-        run(ArgOp<T, true>{{}, nullptr, out_ptr<int64_t>(args, 0)}, args, plan);
+        run(ArgOp<T, true>{{}, {}, out_ptr<int64_t>(args, 0)}, args, plan);
         return;
       case ReduceKind::ArgMin:
-        run(ArgOp<T, false>{{}, nullptr, out_ptr<int64_t>(args, 0)}, args, plan);
+        run(ArgOp<T, false>{{}, {}, out_ptr<int64_t>(args, 0)}, args, plan);
         return;
       case ReduceKind::MaxWithIndex:
         run(ArgOp<T, true>{{}, out_ptr<T>(args, 0), out_ptr<int64_t>(args, 1)}, args, plan);
@@ -45,8 +45,10 @@ void extrema_typed(const ReduceArgs& args, const ReducePlan& plan) {
 void reduce_extrema(const ReduceArgs& args, const ReducePlan& plan) {
   dispatch_all_types(args.self->dtype(), "reduce", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    // Note [Reduction copies] (cpu/reduce.cpp): the wide copies hold the floating real dtypes.
-    if constexpr (!kWideCpuCopy || std::is_floating_point_v<T> || kHalfLike<T>) extrema_typed<T>(args, plan);
+    // Note [Reduction copies] (cpu/reduce.cpp): the wide copies hold the floating real
+    // dtypes; the 16-bit floats run the float ops (Note [16-bit floats in reductions]).
+    if constexpr (kHalfLike<T>) extrema_typed<float>(args, plan);
+    else if constexpr (!kWideCpuCopy || std::is_floating_point_v<T>) extrema_typed<T>(args, plan);
     else unsupported("this reduction", args.self->dtype());
   });
 }

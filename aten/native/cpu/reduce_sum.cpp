@@ -56,8 +56,10 @@ void sums_typed(const ReduceArgs& args, const ReducePlan& plan) {
 void reduce_sums(const ReduceArgs& args, const ReducePlan& plan) {
   dispatch_all_types(args.self->dtype(), "reduce", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    // Note [Reduction copies] (cpu/reduce.cpp): the wide copies hold the floating real dtypes.
-    if constexpr (!kWideCpuCopy || std::is_floating_point_v<T> || kHalfLike<T>) sums_typed<T>(args, plan);
+    // Note [Reduction copies] (cpu/reduce.cpp): the wide copies hold the floating real
+    // dtypes; the 16-bit floats run the float ops (Note [16-bit floats in reductions]).
+    if constexpr (kHalfLike<T>) sums_typed<float>(args, plan);
+    else if constexpr (!kWideCpuCopy || std::is_floating_point_v<T>) sums_typed<T>(args, plan);
     else unsupported("this reduction", args.self->dtype());
   });
 }
