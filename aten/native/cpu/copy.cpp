@@ -1,6 +1,7 @@
 // copy_ and fill_ on CPU and Meta, and reading one element (_local_scalar_dense, item()).
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #if defined(EMBER_CPU_CAPABILITY_AVX2) || defined(EMBER_CPU_CAPABILITY_AVX512)
 #include <immintrin.h>
@@ -10,6 +11,7 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/cpu/StridedLoop.h"
+#include "aten/native/cpu/Widen.h"
 #include "ember/generated/ops/copy__native.h"
 
 namespace ember::native {
@@ -144,6 +146,34 @@ bool try_transpose_copy(const Tensor& self, const Tensor& src, IntArrayRef src_s
   return done;
 }
 
+// Note [Copy copies]: the wide copies of this file hold the casts that float workloads
+// run: between the real dtypes (integers, bool, floats) except integers to and from the
+// 16-bit floats. The other casts (complex ones, and those: 56 of the 144 dtype pairs, each a
+// loop nest, and the most expensive to compile) run the baseline copy. Copies within one
+// dtype move bytes, one loop per element size.
+template <class T>
+constexpr bool kRealFloating = std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
+                               std::is_same_v<T, BFloat16>;
+template <class T>
+constexpr bool kReal = kRealFloating<T> || std::is_integral_v<T>;
+template <class T>
+constexpr bool kWord = std::is_same_v<T, float> || std::is_same_v<T, double>;
+template <class D, class S>
+constexpr bool kWideCast = std::is_same_v<D, S> || (kReal<D> && kReal<S> && (kWord<D> || kWord<S>)) ||
+                           (kRealFloating<D> && kRealFloating<S>) ||
+                           (std::is_integral_v<D> && std::is_integral_v<S>);
+
+bool real_floating(ScalarType t) {
+  return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::Half ||
+         t == ScalarType::BFloat16;
+}
+bool wide_cast(ScalarType d, ScalarType s) {
+  const auto real = [](ScalarType t) { return real_floating(t) || is_integral(t, true); };
+  const auto word = [](ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; };
+  return d == s || (real(d) && real(s) && (word(d) || word(s))) ||
+         (real_floating(d) && real_floating(s)) || (is_integral(d, true) && is_integral(s, true));
+}
+
 template <class D, class S>
 void copy_loop(const StridedLoop<2>& loop, void* dst, const void* src) {
   D* const d0 = static_cast<D*>(dst);
@@ -151,6 +181,14 @@ void copy_loop(const StridedLoop<2>& loop, void* dst, const void* src) {
   loop.run([&](const std::array<int64_t, 2>& off, const std::array<int64_t, 2>& st, int64_t n) {
     D* d = d0 + off[0];
     const S* s = s0 + off[1];
+    constexpr bool kNarrow = std::is_same_v<S, float> && (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>);
+    constexpr bool kWiden = std::is_same_v<D, float> && (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>);
+    if constexpr (kNarrow) {
+      // float -> 16-bit: the vector conversions of cpu/Widen.h (rounding as convert's).
+      if (st[1] == 1) return narrow<D>(s, reinterpret_cast<char*>(d), st[0] * int64_t(sizeof(D)), n);
+    } else if constexpr (kWiden) {
+      if (st[0] == 1 && st[1] != 0) return widen<S>(reinterpret_cast<const char*>(s), st[1] * int64_t(sizeof(S)), n, d);
+    }
     if (st[0] == 1 && st[1] == 1) {
       for (int64_t i = 0; i < n; ++i) d[i] = convert<D>(s[i]);
     } else if (st[1] == 0) {
@@ -185,11 +223,28 @@ Tensor& copy_cpu(Tensor& self, const Tensor& src, bool non_blocking) {
   }
   if (try_transpose_copy(self, src, src_strides)) return self;
   const StridedLoop<2> loop(self.sizes(), {self.strides(), src_strides.ref()});
+  if (self.scalar_type() == src.scalar_type()) {
+    // Same dtype: the elements move as bytes, one loop per element size.
+    switch (self.element_size()) {
+      case 1: copy_loop<uint8_t, uint8_t>(loop, self.data_ptr(), src.data_ptr()); return self;
+      case 2: copy_loop<uint16_t, uint16_t>(loop, self.data_ptr(), src.data_ptr()); return self;
+      case 4: copy_loop<uint32_t, uint32_t>(loop, self.data_ptr(), src.data_ptr()); return self;
+      case 8: copy_loop<uint64_t, uint64_t>(loop, self.data_ptr(), src.data_ptr()); return self;
+      default: break;
+    }
+  }
+  if (kWideCpuCopy && !wide_cast(self.scalar_type(), src.scalar_type())) {
+    ::ember::native::copy_cpu(self, src, non_blocking);
+    return self;
+  }
   dispatch_all_types(self.scalar_type(), "copy_", [&](auto dst_tag) {
     using D = typename decltype(dst_tag)::type;
     dispatch_all_types(src.scalar_type(), "copy_", [&](auto src_tag) {
       using S = typename decltype(src_tag)::type;
-      copy_loop<D, S>(loop, self.data_ptr(), src.data_ptr());
+      // Same dtypes of up to 8 bytes moved as bytes above.
+      constexpr bool kMoved = std::is_same_v<D, S> && sizeof(D) <= 8;
+      if constexpr (!kMoved && (!kWideCpuCopy || kWideCast<D, S>)) copy_loop<D, S>(loop, self.data_ptr(), src.data_ptr());
+      else EMBER_INTERNAL_ASSERT(false, "copy_(): no loop here from ", src.scalar_type(), " to ", self.scalar_type());
     });
   });
   return self;
