@@ -93,29 +93,30 @@ decltype(auto) to_kernel_arg(C&& c) {
 }
 
 /// Return types: Tensor, Tensor& (returned as Tensor), tuples of them, vectors, scalars.
+/// `names` spells the schema's returns; `parens` says whether they print in parentheses.
 template <class T>
 struct RetTraits {
   using canonical = std::remove_cvref_t<T>;
-  static std::string name() { return ArgTraits<canonical>::name; }
+  static constexpr std::array<const char*, 1> names{ArgTraits<canonical>::name};
+  static constexpr bool parens = false;
 };
 template <>
 struct RetTraits<void> {
   using canonical = void;
-  static std::string name() { return "()"; }
+  static constexpr std::array<const char*, 0> names{};
+  static constexpr bool parens = true;
 };
 template <>
 struct RetTraits<std::vector<Tensor>> {
   using canonical = std::vector<Tensor>;
-  static std::string name() { return "Tensor[]"; }
+  static constexpr std::array<const char*, 1> names{"Tensor[]"};
+  static constexpr bool parens = false;
 };
 template <class... Ts>
 struct RetTraits<std::tuple<Ts...>> {
   using canonical = std::tuple<std::remove_cvref_t<Ts>...>;
-  static std::string name() {
-    std::string s = "(";
-    ((s += (s.size() > 1 ? ", " : "") + RetTraits<Ts>::name()), ...);
-    return s + ")";
-  }
+  static constexpr std::array<const char*, sizeof...(Ts)> names{RetTraits<Ts>::names[0]...};
+  static constexpr bool parens = true;
 };
 template <class T>
 using CanonRet = typename RetTraits<T>::canonical;
@@ -126,26 +127,38 @@ struct TakesKeys : std::false_type {};
 template <class First, class... Rest>
 struct TakesKeys<First, Rest...> : std::is_same<std::remove_cvref_t<First>, DispatchKeySet> {};
 
+/// The schema names of a parameter list, as a constant array.
+template <class... Args>
+struct ArgNames {
+  static constexpr std::array<const char*, sizeof...(Args)> names{
+      ArgTraits<std::remove_cvref_t<Args>>::name...};
+};
+template <class... Args>
+struct SchemaArgs : ArgNames<Args...> {};
+template <class First, class... Rest>
+  requires TakesKeys<First, Rest...>::value
+struct SchemaArgs<First, Rest...> : ArgNames<Rest...> {};
+
+/// "(Tensor, Tensor, Scalar) -> Tensor" from the names; out of line, so that a
+/// registration or a typed() call holds no string code of its own (Note [Signature names]).
+EMBER_API std::string signature_string(const char* const* args, size_t n_args,
+                                       const char* const* rets, size_t n_rets, bool parens);
+
+// Note [Signature names]: a C++ signature is checked against its schema as text at
+// registration and at typed(). The names are compile-time arrays and one non-template
+// function joins them: building the string inline, from std::string concatenations in
+// each op's own instantiation, was a third of the compile time of the generated
+// Operators_N.cpp files.
 template <class Sig>
 struct Signature;
 /// "(Tensor, Tensor, Scalar) -> Tensor" for a C++ function type (keys parameter skipped).
 template <class Ret, class... Args>
 struct Signature<Ret(Args...)> {
   static std::string str() {
-    if constexpr (TakesKeys<Args...>::value) {
-      return without_first<Args...>();
-    } else {
-      std::string s = "(";
-      ((s += (s.size() > 1 ? ", " : "") + std::string(ArgTraits<std::remove_cvref_t<Args>>::name)),
-       ...);
-      return s + ") -> " + RetTraits<Ret>::name();
-    }
-  }
-
- private:
-  template <class First, class... Rest>
-  static std::string without_first() {
-    return Signature<Ret(Rest...)>::str();
+    using A = SchemaArgs<Args...>;
+    using R = RetTraits<Ret>;
+    return signature_string(A::names.data(), A::names.size(), R::names.data(), R::names.size(),
+                            R::parens);
   }
 };
 

@@ -49,6 +49,19 @@ std::string schema_signature(const FunctionSchema& s) {
   return out + ")";
 }
 
+namespace sig {
+std::string signature_string(const char* const* args, size_t n_args, const char* const* rets,
+                             size_t n_rets, bool parens) {
+  std::string out = "(";
+  for (size_t i = 0; i < n_args; ++i) (out += i ? ", " : "") += args[i];
+  out += ") -> ";
+  if (parens) out += "(";
+  for (size_t i = 0; i < n_rets; ++i) (out += i ? ", " : "") += rets[i];
+  if (parens) out += ")";
+  return out;
+}
+}  // namespace sig
+
 bool ivalue_matches(const IValue& v, const SchemaType& t) {
   using Tag = IValue::Tag;
   if (v.is_none()) return t.optional;

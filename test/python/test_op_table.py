@@ -36,12 +36,18 @@ class Known:
     problem: str
     reason: str
     ids: str = ".*"
+    # PyTorch's result depends on this CPU's vector width: the mismatch occurs on some
+    # machines only, so test_known_mismatches_still_occur does not ask for it.
+    varies: bool = False
 
 
 KNOWN_MISMATCHES = [
     Known(r"values differ", "gelu(+inf): Ember gives the limit, +inf, in every dtype; PyTorch's "
           "float32 kernel gives NaN, and its 16-bit ones +inf or NaN depending on the CPU's vector "
-          "width", ids=r"^gelu_?\|.*:edge"),
+          "width", ids=r"^gelu_?\|.*:edge", varies=True),
+    Known(r"values differ", "sgn of a complex infinity: PyTorch gives nan+0j on an AVX2 CPU "
+          "(its AVX-512 kernel and Ember give nan+nanj)", ids=r"^sgn_?\|.*complex64:contiguous:edge",
+          varies=True),
     Known(r"Ember returned Tensor; PyTorch RuntimeError \(.view size is not compatible",
           "take_along_dim(dim=None): PyTorch flattens self with view(-1), which fails on a "
           "non-contiguous self; Ember flattens with reshape", ids=r"^take_along_dim\|"),
@@ -226,5 +232,5 @@ def test_known_mismatches_still_occur():
     ran = sum(cov.cases for cov in ot.COVERAGE.values())
     if ran < len(GOOD) + len(BAD):
         pytest.skip("only part of the op table ran")
-    stale = [k.reason for k in KNOWN_MISMATCHES if k not in MATCHED]
+    stale = [k.reason for k in KNOWN_MISMATCHES if k not in MATCHED and not k.varies]
     assert not stale, f"known mismatches that no longer occur (remove them): {stale}"

@@ -16,6 +16,7 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
 #include "c10/core/Threads.h"
+#include "aten/native/linalg/LinalgChecks.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/empty.h"
 #include "ember/generated/ops/tril.h"
@@ -24,34 +25,17 @@
 namespace ember::native {
 namespace {
 
+using namespace linalg_checks;
+
 // Note [LAPACK buffers]
 // LAPACK reads column-major matrices. A kernel copies each (..., r, c) input into a fresh
 // contiguous (..., c, r) tensor (its transpose), whose matrices LAPACK reads in place as
 // column-major r x c matrices with leading dimension r, and returns results as transposed
 // views of such buffers: column-major results, as PyTorch returns them.
 
-void check_dtype(const char* op, const char* arg, const Tensor& t) {
-  const ScalarType dt = t.scalar_type();
-  EMBER_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, op, "(): expected '", arg,
-              "' to be a float32 or float64 tensor, but got ", dt);
-}
 
-void check_matrix(const char* op, const char* arg, const Tensor& t) {
-  EMBER_CHECK(t.dim() >= 2, op, "(): expected '", arg, "' to have at least 2 dimensions, but got a ",
-              t.dim(), "-d tensor");
-  check_dtype(op, arg, t);
-}
 
-void check_square(const char* op, const char* arg, const Tensor& t) {
-  check_matrix(op, arg, t);
-  EMBER_CHECK(t.size(-1) == t.size(-2), op, "(): expected '", arg, "' to be a batch of square "
-              "matrices, but got shape ", t.sizes());
-}
 
-void check_same_dtype(const char* op, const Tensor& a, const char* an, const Tensor& b, const char* bn) {
-  EMBER_CHECK(a.scalar_type() == b.scalar_type(), op, "(): expected '", an, "' and '", bn,
-              "' to have the same dtype, but got ", a.scalar_type(), " and ", b.scalar_type());
-}
 
 std::vector<int64_t> batch_of(const Tensor& t) {
   return std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 2);

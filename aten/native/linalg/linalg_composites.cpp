@@ -9,6 +9,7 @@
 
 #include "aten/TensorOperators.h"
 #include "aten/native/DimUtils.h"
+#include "aten/native/linalg/LinalgChecks.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/abs.h"
 #include "ember/generated/ops/amax.h"
@@ -36,19 +37,9 @@
 namespace ember::native {
 namespace {
 
-void check_matrix(const char* op, const char* arg, const Tensor& t) {
-  EMBER_CHECK(t.dim() >= 2, op, "(): expected '", arg, "' to have at least 2 dimensions, but got a ",
-              t.dim(), "-d tensor");
-  const ScalarType dt = t.scalar_type();
-  EMBER_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, op, "(): expected '", arg,
-              "' to be a float32 or float64 tensor, but got ", dt);
-}
+using namespace linalg_checks;
 
-void check_square(const char* op, const char* arg, const Tensor& t) {
-  check_matrix(op, arg, t);
-  EMBER_CHECK(t.size(-1) == t.size(-2), op, "(): expected '", arg, "' to be a batch of square "
-              "matrices, but got shape ", t.sizes());
-}
+
 
 Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
 

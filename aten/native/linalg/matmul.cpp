@@ -11,6 +11,7 @@
 #include "aten/native/RangeFactories.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/linalg/Blas.h"
+#include "aten/native/linalg/LinalgChecks.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/addmm.h"
 #include "ember/generated/ops/addmm_native.h"
@@ -29,15 +30,13 @@
 namespace ember::native {
 namespace {
 
+using namespace linalg_checks;
+
 void check_dim(const char* op, const char* arg, const Tensor& t, int64_t dim) {
   EMBER_CHECK(t.dim() == dim, op, "(): expected '", arg, "' to be a ", dim, "-d tensor, but got a ",
               t.dim(), "-d tensor of shape ", t.sizes());
 }
 
-void check_same_dtype(const char* op, const Tensor& a, const char* an, const Tensor& b, const char* bn) {
-  EMBER_CHECK(a.scalar_type() == b.scalar_type(), op, "(): expected '", an, "' and '", bn,
-              "' to have the same dtype, but got: ", a.scalar_type(), " != ", b.scalar_type());
-}
 
 void check_out(const char* op, const Tensor& out, ScalarType dt, std::initializer_list<const Tensor*> inputs) {
   EMBER_CHECK(out.scalar_type() == dt, op, "(): expected 'out' of dtype ", dt, ", but got ",

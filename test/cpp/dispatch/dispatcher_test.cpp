@@ -235,6 +235,18 @@ TEST_F(DispatcherTest, SignatureMismatchIsRefusedWithBothSignatures) {
   EXPECT_THROW((op().typed<void(const Tensor&, const Tensor&, const Scalar&)>()), TypeError);
 }
 
+TEST(CppSignature, SpellsTheSchemaTypesOfEveryReturnShape) {
+  // Note [Signature names]: the names are compile-time arrays joined by one function.
+  EXPECT_EQ((sig::Signature<Tensor(const Tensor&, const Scalar&)>::str()), "(Tensor, Scalar) -> Tensor");
+  EXPECT_EQ((sig::Signature<void(Tensor&)>::str()), "(Tensor) -> ()");
+  EXPECT_EQ((sig::Signature<void()>::str()), "() -> ()");
+  EXPECT_EQ((sig::Signature<std::tuple<Tensor, Tensor&>(DispatchKeySet, const Tensor&,
+                                                         std::optional<int64_t>)>::str()),
+            "(Tensor, int?) -> (Tensor, Tensor)");
+  EXPECT_EQ((sig::Signature<std::vector<Tensor>(TensorList, IntArrayRef)>::str()),
+            "(Tensor[], int[]) -> Tensor[]");
+}
+
 TEST_F(DispatcherTest, KernelSpellingsThatMapToTheSameSchemaTypesAreAccepted) {
   // By-value Tensor, Scalar by value, int64_t for an int: all the canonical convention.
   lib_.def("mix(Tensor self, int n, float x, int[] sizes, Tensor? maybe, str mode) -> Tensor");
