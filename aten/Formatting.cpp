@@ -154,9 +154,10 @@ Format choose_format(std::ostream& os, const std::vector<double>& values, size_t
   return f;
 }
 
-void print_scale(std::ostream& os, double scale) {
+// The scale in the caller's own precision (the stream's, before choose_format set four).
+void print_scale(std::ostream& os, double scale, std::streamsize precision) {
   StreamStateGuard guard(os);
-  os << std::defaultfloat << scale << " *\n";
+  os << std::defaultfloat << std::setprecision(static_cast<int>(precision)) << scale << " *\n";
 }
 
 void print_indent(std::ostream& os, int64_t indent) {
@@ -166,6 +167,7 @@ void print_indent(std::ostream& os, int64_t indent) {
 // A rows x cols matrix starting at values[begin].
 void print_matrix(std::ostream& os, const std::vector<double>& values, size_t begin, int64_t rows,
                   int64_t cols, int64_t indent) {
+  const std::streamsize precision = os.precision();
   const Format f = choose_format(os, values, begin, begin + static_cast<size_t>(rows * cols));
   const int64_t per_line = std::max<int64_t>((kLineWidth - indent) / (f.width + 1), 1);
   for (int64_t first = 0; first < cols; first += per_line) {
@@ -176,7 +178,7 @@ void print_matrix(std::ostream& os, const std::vector<double>& values, size_t be
       print_indent(os, indent);
     }
     if (f.scale != 1) {
-      print_scale(os, f.scale);
+      print_scale(os, f.scale, precision);
       print_indent(os, indent);
     }
     for (int64_t r = 0; r < rows; ++r) {
@@ -232,8 +234,9 @@ void print_values(std::ostream& os, const Tensor& t) {
   }
   if (t.numel() == 0) return;
   if (t.dim() == 1) {
+    const std::streamsize precision = os.precision();
     const Format f = choose_format(os, values, 0, values.size());
-    if (f.scale != 1) print_scale(os, f.scale);
+    if (f.scale != 1) print_scale(os, f.scale, precision);
     for (double v : values) os << std::setw(f.width) << v / f.scale << '\n';
     return;
   }
@@ -242,17 +245,22 @@ void print_values(std::ostream& os, const Tensor& t) {
     print_matrix(os, values, 0, rows, cols, 0);
     return;
   }
-  // One matrix per index of the leading dims, the first dim varying slowest.
+  // One matrix per index of the leading dims; as in libtorch, the first dim varies fastest
+  // ((1,1), (2,1), (1,2), (2,2)), unlike row-major order.
   const int64_t lead = t.dim() - 2;
   std::vector<int64_t> index(static_cast<size_t>(lead), 0);
   const int64_t matrices = t.numel() / (rows * cols);
   for (int64_t m = 0; m < matrices; ++m) {
     if (m != 0) os << '\n';
     os << '(';
-    for (int64_t d = 0; d < lead; ++d) os << index[d] + 1 << ',';
+    int64_t offset = 0;
+    for (int64_t d = 0; d < lead; ++d) {
+      os << index[d] + 1 << ',';
+      offset = offset * t.sizes()[d] + index[d];
+    }
     os << ".,.) = \n";
-    print_matrix(os, values, static_cast<size_t>(m * rows * cols), rows, cols, 1);
-    for (int64_t d = lead - 1; d >= 0; --d) {
+    print_matrix(os, values, static_cast<size_t>(offset * rows * cols), rows, cols, 1);
+    for (int64_t d = 0; d < lead; ++d) {
       if (++index[d] < t.sizes()[d]) break;
       index[d] = 0;
     }

@@ -28,7 +28,9 @@ Tensor tensor_from_data(const void* data, ScalarType data_dtype, IntArrayRef siz
   if (values.numel() > 0) {
     std::memcpy(values.data_ptr(), data, values.numel() * itemsize(data_dtype));
   }
-  Tensor result = ember::empty(sizes, options.dtype(options.dtype().value_or(inferred)));
+  // requires_grad applies to the filled result (finish below), not to the empty one.
+  Tensor result = ember::empty(
+      sizes, options.dtype(options.dtype().value_or(inferred)).requires_grad(std::nullopt));
   result.copy_(values);
   return options.finish(result);
 }

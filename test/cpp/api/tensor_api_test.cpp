@@ -129,9 +129,9 @@ TEST(ApiElements, Accessor) {
   EXPECT_EQ(b[2][1], 12.0f);
   EXPECT_EQ(b.stride(0), 1);
   auto y = Y();
-  EXPECT_EQ(y.accessor<float, 3>()[1][2][3], 23.0f);
-  EXPECT_THROW(t.accessor<float, 3>(), torch::ValueError);
-  EXPECT_THROW(t.accessor<double, 2>(), torch::TypeError);
+  EXPECT_EQ((y.accessor<float, 3>()[1][2][3]), 23.0f);
+  EXPECT_THROW((t.accessor<float, 3>()), torch::ValueError);
+  EXPECT_THROW((t.accessor<double, 2>()), torch::TypeError);
 }
 
 TEST(ApiElements, FromBlob) {
