@@ -6,6 +6,7 @@
 ///   ember::element(t, {1, 0}).to_double(), ember::to_vector<float>(t)
 
 #include <complex>
+#include <functional>
 #include <initializer_list>
 #include <type_traits>
 #include <vector>
@@ -129,6 +130,24 @@ template <class V>
 Tensor tensor(const std::vector<V>& values, const TensorOptions& options = {}) {
   return detail::tensor_from_nested(values, options);
 }
+
+/// A CPU tensor over memory the caller owns (libtorch's from_blob): no copy, and the memory
+/// must outlive every tensor that views it. Strides are in elements; options' dtype
+/// (default float32) is the memory's element type. Throws ValueError for a null pointer
+/// with elements, negative sizes or strides, or mismatched ranks, NotImplementedError
+/// for a device other than the CPU, and ValueError for requires_grad on a dtype that
+/// cannot require grad (TypeError never: the dtype is the caller's word).
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
+                           const TensorOptions& options = {});
+/// The same, contiguous.
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
+/// The same, calling deleter(data) once the last tensor viewing the memory is gone.
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
+                           const std::function<void(void*)>& deleter,
+                           const TensorOptions& options = {});
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes,
+                           const std::function<void(void*)>& deleter,
+                           const TensorOptions& options = {});
 
 /// The element of a CPU tensor at `index` (one entry per dimension; negative entries count
 /// from the end), as item() would return it. IndexError when out of range.

@@ -1,6 +1,7 @@
 #include "aten/TensorIndexing.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "c10/util/DimVector.h"
@@ -154,6 +155,12 @@ DimVector indexed_shape(const std::vector<Tensor>& tensors) {
 
 }  // namespace
 
+TensorIndex::TensorIndex(const char* text) : v_(EllipsisIndexType{}) {
+  EMBER_CHECK_VALUE(text != nullptr && std::strcmp(text, "...") == 0,
+                    "TensorIndex(): expected \"...\" (Ellipsis) as a string index, but got ",
+                    text ? "\"" + std::string(text) + "\"" : std::string("a null pointer"));
+}
+
 Tensor get(const Tensor& self, ArrayRef<TensorIndex> indices) {
   Applied a = apply_basic(self, indices);
   if (a.tensors.empty()) return a.view.is_same(self) ? ember::alias(self) : a.view;
@@ -206,3 +213,33 @@ void set(const Tensor& self, ArrayRef<TensorIndex> indices, const Scalar& value)
 }
 
 }  // namespace ember::indexing
+
+namespace ember {
+
+using indexing::TensorIndex;
+
+Tensor Tensor::index(ArrayRef<TensorIndex> indices) const { return indexing::get(*this, indices); }
+Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
+  return indexing::get(*this, ArrayRef<TensorIndex>(indices.begin(), indices.size()));
+}
+const Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& values) const {
+  indexing::set(*this, indices, values);
+  return *this;
+}
+const Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices,
+                                 const Tensor& values) const {
+  return index_put_(ArrayRef<TensorIndex>(indices.begin(), indices.size()), values);
+}
+const Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& v) const {
+  indexing::set(*this, indices, v);
+  return *this;
+}
+const Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& v) const {
+  return index_put_(ArrayRef<TensorIndex>(indices.begin(), indices.size()), v);
+}
+Tensor Tensor::operator[](int64_t index) const { return indexing::get(*this, {TensorIndex(index)}); }
+Tensor Tensor::operator[](const Tensor& index) const {
+  return indexing::get(*this, {TensorIndex(index)});
+}
+
+}  // namespace ember

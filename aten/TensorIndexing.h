@@ -36,11 +36,14 @@ struct Slice {
       : start(start_), stop(stop_), step(step_) {}
 };
 
-/// One index: None, Ellipsis, an integer, a bool, a Slice or a tensor.
+/// One index: None, Ellipsis (also spelled "..."), an integer, a bool, a Slice or a tensor.
 class EMBER_API TensorIndex {
  public:
   TensorIndex(std::nullopt_t) : v_(std::monostate{}) {}
   TensorIndex(EllipsisIndexType) : v_(EllipsisIndexType{}) {}
+  /// "..." is Ellipsis, as in libtorch; any other string throws ValueError (a string must
+  /// not decay to a pointer and then to `true`).
+  TensorIndex(const char* text);
   TensorIndex(int64_t i) : v_(i) {}
   TensorIndex(int i) : v_(static_cast<int64_t>(i)) {}
   TensorIndex(bool b) : v_(b) {}

@@ -22,8 +22,10 @@ _SCALAR = {
 }
 
 
-def arg_type(t: Type, kernel: bool = False) -> str:
-    """The C++ parameter type of a schema type."""
+def arg_type(t: Type, kernel: bool = False, public: bool = False) -> str:
+    """The C++ parameter type of a schema type; `public` gives the spelling of entry points
+    users call (ember::sum, Tensor::sum), where `int[]?` is an OptionalIntArrayRef (Note
+    [Optional array refs] in c10/util/OptionalArrayRef.h)."""
     if t.is_tensor:
         if t.is_list:
             if t.elem_optional or t.optional:
@@ -38,6 +40,8 @@ def arg_type(t: Type, kernel: bool = False) -> str:
         elem = {"int": "IntArrayRef", "SymInt": "IntArrayRef", "float": "ArrayRef<double>"}.get(t.base)
         if elem is None:
             raise CppError(f"type {t} has no C++ binding yet")
+        if t.optional and public:
+            return "OptionalIntArrayRef" if elem == "IntArrayRef" else "OptionalArrayRef<double>"
         return f"std::optional<{elem}>" if t.optional else elem
     if t.base == "Scalar":
         return "const std::optional<Scalar>&" if t.optional else "const Scalar&"
@@ -124,13 +128,15 @@ def default_value(a: Argument) -> str:
     raise CppError(f"default '{d}' of {t} has no C++ spelling")
 
 
-def params(args: tuple[Argument, ...], kernel: bool = False, defaults: bool = False) -> list[str]:
-    """`type name[ = default]` for each argument; defaults only on the trailing run."""
+def params(args: tuple[Argument, ...], kernel: bool = False, defaults: bool = False,
+           public: bool = False, no_defaults: tuple[str, ...] = ()) -> list[str]:
+    """`type name[ = default]` for each argument; defaults only on the trailing run, which
+    ends at an argument named in `no_defaults` (the entry's cpp_no_default_args)."""
     out = []
     first_default = len(args)
     if defaults:
         for i in range(len(args) - 1, -1, -1):
-            if args[i].default is None:
+            if args[i].default is None or args[i].name in no_defaults:
                 break
             try:
                 default_value(args[i])
@@ -138,7 +144,7 @@ def params(args: tuple[Argument, ...], kernel: bool = False, defaults: bool = Fa
                 break
             first_default = i
     for i, a in enumerate(args):
-        s = f"{arg_type(a.type, kernel)} {a.name}"
+        s = f"{arg_type(a.type, kernel, public)} {a.name}"
         if defaults and i >= first_default:
             s += f" = {default_value(a)}"
         out.append(s)

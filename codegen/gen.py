@@ -144,26 +144,27 @@ def function_args(f: NativeFunction):
 def free_functions(f: NativeFunction) -> str:
     s = f.schema
     args = function_args(f)
+    nd = f.cpp_no_default_args
     ret = cpp.canonical_return(s)
     call_args = ", ".join(a.name for a in s.arguments)
     name = cpp.free_function_name(f)
     body = f"return ops::{cpp.struct_name(f)}::call({call_args});"
-    out = doc_comment(f) + f"inline {ret} {name}({', '.join(cpp.params(args, defaults=True))}) {{ {body} }}\n"
+    out = doc_comment(f) + f"inline {ret} {name}({', '.join(cpp.params(args, defaults=True, public=True, no_defaults=nd))}) {{ {body} }}\n"
     group = cpp.options_group(args)
     if group is not None:
         # PyTorch's factory form: the four options in one TensorOptions (the explicit form
         # above then keeps no defaults for them, so calls stay unambiguous).
         before, after = args[:group], args[group + 4:]
-        after_ps = cpp.params(after, defaults=True)
+        after_ps = cpp.params(after, defaults=True, public=True, no_defaults=nd)
         all_after_default = all(" = " in p for p in after_ps)
         # Arguments before the options keep their trailing defaults when all after do.
-        ps = cpp.params(before, defaults=all_after_default) + ["TensorOptions options = {}"] + after_ps
+        ps = cpp.params(before, defaults=all_after_default, public=True, no_defaults=nd) + ["TensorOptions options = {}"] + after_ps
         names = []
         for a in s.arguments:
             mapped = {"dtype": "options.dtype()", "layout": "options.layout()",
                       "device": "options.device()", "pin_memory": "options.pinned_memory()"}
             names.append(mapped.get(a.name, a.name) if a in args[group:group + 4] else a.name)
-        out = (doc_comment(f) + f"inline {ret} {name}({', '.join(cpp.params(args))}) {{ {body} }}\n"
+        out = (doc_comment(f) + f"inline {ret} {name}({', '.join(cpp.params(args, public=True))}) {{ {body} }}\n"
                + doc_comment(f) + f"inline {ret} {name}({', '.join(ps)}) {{\n"
                f"  return options.finish(ops::{cpp.struct_name(f)}::call({', '.join(names)}));\n}}\n")
     return out
@@ -194,7 +195,7 @@ def method_decl(f: NativeFunction) -> str:
     s, args, ret, _ = method_parts(f)
     # The doc stays in ops/<name>.h: a doc edit must not rebuild every user of Tensor.
     return (f"  /// The method form of {s.name}() (its doc: ops/{s.name}.h).\n"
-            f"  {ret} {s.name}({', '.join(cpp.params(args, defaults=True))}) const;\n")
+            f"  {ret} {s.name}({', '.join(cpp.params(args, defaults=True, public=True, no_defaults=f.cpp_no_default_args))}) const;\n")
 
 
 def method_def(f: NativeFunction) -> str:
@@ -202,7 +203,7 @@ def method_def(f: NativeFunction) -> str:
     call = ", ".join("*this" if a.name == "self" else a.name for a in s.arguments)
     body = (f"ops::{cpp.struct_name(f)}::call({call});\n  return *this;" if inplace
             else f"return ops::{cpp.struct_name(f)}::call({call});")
-    return f"{ret} Tensor::{s.name}({', '.join(cpp.params(args))}) const {{\n  {body}\n}}\n\n"
+    return f"{ret} Tensor::{s.name}({', '.join(cpp.params(args, public=True))}) const {{\n  {body}\n}}\n\n"
 
 
 def ops_table(fs: list[NativeFunction], ns: str) -> str:

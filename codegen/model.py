@@ -23,7 +23,7 @@ DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "MkldnnCPU", "SparseCPU",
                  "Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
 KNOWN_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "meta", "doc",
-              "autograd", "device_check", "python_module")
+              "autograd", "device_check", "python_module", "cpp_no_default_args")
 
 # `autograd: not_implemented` (recorded; backward raises) and `autograd: non_differentiable`
 # (outputs never require grad) stand in for formulas; stored as {AUTOGRAD_MARKER_KEY: marker}.
@@ -219,6 +219,10 @@ class NativeFunction:
     # arguments>)`; codegen declares it and defines the entry's meta function as a call to
     # it with the op's name, so an op whose meta is a family rule has no meta code of its own.
     meta: str | None = None
+    # Arguments whose schema default the C++ entry points leave out, as PyTorch's key of the
+    # same name: `all.dims` keeps `dim=None` in Python, but a C++ `t.all()` must pick `all`,
+    # and `t.std(true)` must not pick `std.dim` (see codegen/cpp.py params()).
+    cpp_no_default_args: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -330,6 +334,14 @@ def _entry(path: Path, item) -> NativeFunction:
     if python_module is not None and python_module not in PYTHON_MODULES:
         raise ModelError(f"{loc}: unknown python_module '{python_module}'; expected one of "
                          f"{', '.join(PYTHON_MODULES)}")
+    no_defaults = item.get("cpp_no_default_args") or []
+    if not isinstance(no_defaults, list) or not all(isinstance(n, str) for n in no_defaults):
+        raise ModelError(f"{loc}: 'cpp_no_default_args' must be a list of argument names")
+    arg_names = {a.name for a in schema.arguments}
+    for n in no_defaults:
+        if n not in arg_names:
+            raise ModelError(f"{loc}: cpp_no_default_args names '{n}', which is not an argument "
+                             f"of '{schema.full_name}'")
     if not dispatch and not delegate:
         # As in PyTorch: no dispatch means a CompositeImplicitAutograd kernel named after the op.
         dispatch = [("CompositeImplicitAutograd", schema.name)]
@@ -339,7 +351,8 @@ def _entry(path: Path, item) -> NativeFunction:
         doc=str(item.get("doc", "")).strip(),
         autograd=tuple((str(k), v if isinstance(v, list) else str(v))
                        for k, v in autograd.items() if k != "__line__"),
-        loc=loc, python_module=python_module, meta=str(meta) if meta is not None else None)
+        loc=loc, python_module=python_module, meta=str(meta) if meta is not None else None,
+        cpp_no_default_args=tuple(no_defaults))
 
 
 def _validate(functions: list[NativeFunction]) -> None:

@@ -80,3 +80,13 @@ class EMBER_API InferenceMode {
 };
 
 }  // namespace ember::autograd
+
+namespace ember {
+
+// libtorch's names: torch::NoGradGuard, torch::AutoGradMode, torch::InferenceMode.
+using autograd::AutoGradMode;
+using autograd::GradMode;
+using autograd::InferenceMode;
+using autograd::NoGradGuard;
+
+}  // namespace ember

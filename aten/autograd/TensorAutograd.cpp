@@ -1,6 +1,7 @@
 // The autograd methods of Tensor (declared in c10/core/Tensor.h).
 #include "aten/autograd/Engine.h"
 #include "aten/autograd/Variable.h"
+#include "c10/core/TensorOptions.h"
 
 namespace ember {
 
@@ -20,5 +21,14 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
 }
 
 Tensor Tensor::detach() const { return autograd::detach(*this); }
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const { return autograd::grad_fn(*this); }
+
+// A factory's result is a fresh leaf, so requires_grad_ applies (with PyTorch's error for
+// dtypes that cannot require grad).
+Tensor TensorOptions::finish(Tensor t) const {
+  if (requires_grad_.value_or(false)) t.requires_grad_(true);
+  return t;
+}
 
 }  // namespace ember

@@ -13,6 +13,12 @@ namespace ember {
 /// The kinds of device Ember knows; PrivateUse1 is an out-of-tree device.
 enum class DeviceType : int8_t { CPU, CUDA, Meta, PrivateUse1 };
 
+// libtorch's device type constants (torch::kCPU, ...).
+inline constexpr DeviceType kCPU = DeviceType::CPU;
+inline constexpr DeviceType kCUDA = DeviceType::CUDA;
+inline constexpr DeviceType kMeta = DeviceType::Meta;
+inline constexpr DeviceType kPrivateUse1 = DeviceType::PrivateUse1;
+
 /// The lower-case name ("cpu", "cuda", "meta", or PrivateUse1's registered name).
 EMBER_API std::string device_type_name(DeviceType t);
 

@@ -74,7 +74,7 @@ std::string IValue::repr() const {
   std::ostringstream os;
   switch (tag_) {
     case Tag::None: os << "None"; break;
-    case Tag::Tensor: os << to_tensor(); break;
+    case Tag::Tensor: os << to_tensor().str(); break;
     case Tag::Int: os << v_.i; break;
     case Tag::Double: os << v_.d; break;
     case Tag::Bool: os << (v_.i ? "True" : "False"); break;

@@ -11,6 +11,12 @@ namespace ember {
 /// A tensor's memory layout; each non-strided layout has backend keys of its own.
 enum class Layout : int8_t { Strided, Sparse, SparseCsr, Mkldnn };
 
+// libtorch's layout constants (torch::kStrided, ...).
+inline constexpr Layout kStrided = Layout::Strided;
+inline constexpr Layout kSparse = Layout::Sparse;
+inline constexpr Layout kSparseCsr = Layout::SparseCsr;
+inline constexpr Layout kMkldnn = Layout::Mkldnn;
+
 /// The number of Layout values.
 inline constexpr int kNumLayouts = 4;
 

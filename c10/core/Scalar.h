@@ -50,6 +50,28 @@ class Scalar {
   constexpr double to_double() const { return to<double>(); }
   std::complex<double> to_complex() const { return to<std::complex<double>>(); }
 
+  // libtorch's spellings.
+  constexpr double toDouble() const { return to<double>(); }
+  constexpr float toFloat() const { return to<float>(); }
+  constexpr int64_t toLong() const { return to<int64_t>(); }
+  constexpr int32_t toInt() const { return to<int32_t>(); }
+  constexpr int16_t toShort() const { return to<int16_t>(); }
+  constexpr int8_t toChar() const { return to<int8_t>(); }
+  constexpr uint8_t toByte() const { return to<uint8_t>(); }
+  /// Nonzero is true (a complex value by its real part, as to<bool>()).
+  constexpr bool toBool() const { return kind_ == Kind::Double ? v_.d != 0 : to<bool>(); }
+  std::complex<double> toComplexDouble() const { return to_complex(); }
+  std::complex<float> toComplexFloat() const { return to<std::complex<float>>(); }
+  constexpr bool isFloatingPoint() const { return is_floating_point(); }
+  /// Whether an integer (or, with include_bool, a bool) was given.
+  constexpr bool isIntegral(bool include_bool) const {
+    return kind_ == Kind::Int || (include_bool && kind_ == Kind::Bool);
+  }
+  constexpr bool isBoolean() const { return is_bool(); }
+  constexpr bool isComplex() const { return is_complex(); }
+  /// The scalar's kind as a dtype: Bool, Long, Double or ComplexDouble.
+  constexpr ScalarType type() const { return default_dtype(); }
+
   /// The dtype a 0-d tensor made from this scalar would have by default.
   constexpr ScalarType default_dtype() const {
     switch (kind_) {

@@ -29,6 +29,28 @@ enum class ScalarType : int8_t {
   Undefined,
 };
 
+// libtorch's dtype constants (torch::kFloat32, torch::kLong, ...).
+inline constexpr ScalarType kByte = ScalarType::Byte;
+inline constexpr ScalarType kChar = ScalarType::Char;
+inline constexpr ScalarType kShort = ScalarType::Short;
+inline constexpr ScalarType kInt = ScalarType::Int;
+inline constexpr ScalarType kLong = ScalarType::Long;
+inline constexpr ScalarType kHalf = ScalarType::Half;
+inline constexpr ScalarType kFloat = ScalarType::Float;
+inline constexpr ScalarType kDouble = ScalarType::Double;
+inline constexpr ScalarType kComplexFloat = ScalarType::ComplexFloat;
+inline constexpr ScalarType kComplexDouble = ScalarType::ComplexDouble;
+inline constexpr ScalarType kBool = ScalarType::Bool;
+inline constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+inline constexpr ScalarType kUInt8 = ScalarType::Byte;
+inline constexpr ScalarType kInt8 = ScalarType::Char;
+inline constexpr ScalarType kInt16 = ScalarType::Short;
+inline constexpr ScalarType kInt32 = ScalarType::Int;
+inline constexpr ScalarType kInt64 = ScalarType::Long;
+inline constexpr ScalarType kFloat16 = ScalarType::Half;
+inline constexpr ScalarType kFloat32 = ScalarType::Float;
+inline constexpr ScalarType kFloat64 = ScalarType::Double;
+
 /// The number of defined scalar types (Undefined excluded).
 inline constexpr int kNumScalarTypes = static_cast<int>(ScalarType::Undefined);
 

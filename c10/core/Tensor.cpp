@@ -4,6 +4,7 @@
 #include <complex>
 
 #include "c10/util/Exception.h"
+#include "c10/util/Half.h"
 
 namespace ember {
 namespace {
@@ -25,6 +26,8 @@ template <> constexpr ScalarType scalar_type_of<double> = ScalarType::Double;
 template <> constexpr ScalarType scalar_type_of<bool> = ScalarType::Bool;
 template <> constexpr ScalarType scalar_type_of<std::complex<float>> = ScalarType::ComplexFloat;
 template <> constexpr ScalarType scalar_type_of<std::complex<double>> = ScalarType::ComplexDouble;
+template <> constexpr ScalarType scalar_type_of<Half> = ScalarType::Half;
+template <> constexpr ScalarType scalar_type_of<BFloat16> = ScalarType::BFloat16;
 
 }  // namespace
 
@@ -38,6 +41,11 @@ T* Tensor::data_ptr_as() const {
   return static_cast<T*>(data_ptr());
 }
 
+void Tensor::check_accessor(size_t n) const {
+  EMBER_CHECK_VALUE(dim() == static_cast<int64_t>(n), "accessor(): expected a ", n,
+                    "-D tensor (the accessor's rank), but got a ", dim(), "-D tensor");
+}
+
 #define EMBER_INSTANTIATE_DATA_PTR(T) template EMBER_API T* Tensor::data_ptr_as<T>() const;
 EMBER_INSTANTIATE_DATA_PTR(uint8_t)
 EMBER_INSTANTIATE_DATA_PTR(int8_t)
@@ -47,6 +55,8 @@ EMBER_INSTANTIATE_DATA_PTR(int64_t)
 EMBER_INSTANTIATE_DATA_PTR(float)
 EMBER_INSTANTIATE_DATA_PTR(double)
 EMBER_INSTANTIATE_DATA_PTR(bool)
+EMBER_INSTANTIATE_DATA_PTR(Half)
+EMBER_INSTANTIATE_DATA_PTR(BFloat16)
 EMBER_INSTANTIATE_DATA_PTR(std::complex<float>)
 EMBER_INSTANTIATE_DATA_PTR(std::complex<double>)
 #undef EMBER_INSTANTIATE_DATA_PTR

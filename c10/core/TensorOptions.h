@@ -17,6 +17,7 @@ class TensorOptions {
   TensorOptions() = default;
   TensorOptions(ScalarType dtype) : dtype_(dtype) {}
   TensorOptions(Device device) : device_(device) {}
+  TensorOptions(DeviceType type) : device_(Device(type)) {}
   TensorOptions(Layout layout) : layout_(layout) {}
 
   TensorOptions dtype(std::optional<ScalarType> d) const { auto o = *this; o.dtype_ = d; return o; }
@@ -31,6 +32,12 @@ class TensorOptions {
   std::optional<bool> pinned_memory() const { return pinned_; }
   std::optional<bool> requires_grad() const { return requires_grad_; }
 
+  /// Whether any field is set to something other than the factories' defaults' "unset".
+  bool has_dtype() const { return dtype_.has_value(); }
+  bool has_device() const { return device_.has_value(); }
+  bool has_layout() const { return layout_.has_value(); }
+  bool has_requires_grad() const { return requires_grad_.has_value(); }
+
   /// Applies what the factory's schema has no argument for (requires_grad) to its result.
   EMBER_API Tensor finish(Tensor t) const;
 
@@ -41,6 +48,13 @@ class TensorOptions {
   std::optional<bool> pinned_;
   std::optional<bool> requires_grad_;
 };
+
+/// `ember::dtype(kDouble).requires_grad(true)`: options helpers that start a chain, as
+/// libtorch's torch::dtype(), torch::device(), torch::layout(), torch::requires_grad().
+inline TensorOptions dtype(ScalarType d) { return TensorOptions().dtype(d); }
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+inline TensorOptions layout(Layout l) { return TensorOptions().layout(l); }
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
 
 inline TensorOptions Tensor::options() const {
   return TensorOptions().dtype(scalar_type()).device(device()).layout(layout());

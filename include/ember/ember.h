@@ -7,6 +7,7 @@
 #include "aten/TensorOperators.h"
 #include "aten/autograd/Autograd.h"
 #include "aten/PhiloxGenerator.h"
+#include "aten/ReductionOverloads.h"
 #include "c10/core/Device.h"
 #include "c10/core/IValue.h"
 #include "c10/core/LocalDispatchKeySet.h"

@@ -6,6 +6,7 @@
 /// equal to ember.h's.
 
 #include "aten/PhiloxGenerator.h"
+#include "aten/ReductionOverloads.h"
 #include "aten/Print.h"
 #include "aten/TensorFactories.h"
 #include "aten/TensorIndexing.h"

@@ -148,6 +148,31 @@ def test_factories_get_backend_select_and_tensor_options(tmp_path):
     assert "TensorOptions options = {}" in (out / "ops" / "make.h").read_text()
 
 
+def test_optional_lists_and_cpp_no_default_args_in_public_signatures(tmp_path):
+    # Note [Optional array refs]: public entry points take `int[]?` as OptionalIntArrayRef
+    # (an int binds without dangling); kernels and handles keep std::optional<IntArrayRef>.
+    r = run_gen(tmp_path, """\
+    - func: red(Tensor self, bool unbiased=True) -> Tensor
+      variants: function
+      cpp_no_default_args: [unbiased]
+      dispatch:
+        CPU: red_cpu
+      autograd: non_differentiable
+    - func: red.dims(Tensor self, int[1]? dim=None, float[]? scales=None, bool keepdim=False) -> Tensor
+      variants: function
+      cpp_no_default_args: [dim]
+      dispatch:
+        CPU: red_dims_cpu
+      autograd: non_differentiable
+    """)
+    assert r.returncode == 0, r.stderr
+    header = (tmp_path / "out" / "ops" / "red.h").read_text()
+    assert "inline Tensor red(const Tensor& self, bool unbiased) {" in header
+    assert ("inline Tensor red(const Tensor& self, OptionalIntArrayRef dim, OptionalArrayRef<double> "
+            "scales = std::nullopt, bool keepdim = false)") in header
+    assert "static Tensor call(const Tensor& self, std::optional<IntArrayRef> dim" in header
+
+
 def test_autograd_entries_generate_nodes_kernels_and_a_report(tmp_path):
     r = run_gen(tmp_path, """\
     - func: scale(Tensor self, float s) -> Tensor
@@ -239,6 +264,11 @@ BAD = [
     ("duplicate argument", "- func: f(Tensor self, int self) -> Tensor\n", 1, "duplicate argument names"),
     ("unknown python_module", "- func: f(Tensor self) -> Tensor\n  python_module: fft\n", 1,
      "unknown python_module 'fft'"),
+    ("cpp_no_default_args names a non-argument",
+     "- func: f(Tensor self, int dim=0) -> Tensor\n  cpp_no_default_args: [dims]\n", 1,
+     "cpp_no_default_args names 'dims', which is not an argument of 'f'"),
+    ("cpp_no_default_args not a list", "- func: f(Tensor self, int dim=0) -> Tensor\n"
+     "  cpp_no_default_args: dim\n", 1, "'cpp_no_default_args' must be a list of argument names"),
 ]
 
 

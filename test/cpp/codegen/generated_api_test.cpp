@@ -18,7 +18,9 @@ TEST(GeneratedApi, FactoryFormsAndDefaults) {
   // The explicit form takes every option, as PyTorch's C++ API does.
   Tensor b = empty({4}, ScalarType::Long, Layout::Strided, Device("cpu"), false, MemoryFormat::Contiguous);
   EXPECT_EQ(b.scalar_type(), ScalarType::Long);
-  EXPECT_THROW(empty({1}, TensorOptions().requires_grad(true)), NotImplementedError);
+  // requires_grad in the options makes the result a leaf that requires grad.
+  EXPECT_TRUE(empty({1}, TensorOptions().requires_grad(true)).requires_grad());
+  EXPECT_THROW(empty({1}, TensorOptions().dtype(ScalarType::Long).requires_grad(true)), Error);
 }
 
 TEST(GeneratedApi, MethodAndFunctionReachTheSameOperator) {
