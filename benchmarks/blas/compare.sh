@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds gemm_candidates.cpp against each BLAS candidate (MKL from .venv; OpenBLAS 0.3.34
+# Builds gemm_candidates.cpp against each BLAS candidate (MKL 2026.2; OpenBLAS 0.3.34
 # from scipy-openblas64 and oneDNN 3.13's sgemm from a side virtualenv, build/blas-candidates,
 # and Debian's oneDNN 2.6,
 # made on first use: oneDNN 3's headers must stay out of .venv, whose include directory the
@@ -11,12 +11,14 @@ V=$PWD/.venv
 C=$PWD/build/blas-candidates
 if [ ! -x "$C/bin/python" ]; then
   python3 -m venv "$C"
-  "$C/bin/python" -m pip install -q "onednn-devel==2026.1.0" "scipy-openblas64==0.3.34.481.3"
+fi
+if [ ! -f "$C/lib/libmkl_core.so.3" ]; then
+  "$C/bin/python" -m pip install -q "onednn-devel==2026.1.0" "scipy-openblas64==0.3.34.481.3" "mkl-devel==2026.2.0"
 fi
 OB=$C/lib/python3.11/site-packages/scipy_openblas64/lib
 out=$(mktemp -d)
 src=benchmarks/blas/gemm_candidates.cpp
-g++ -O2 -std=c++20 -DUSE_MKL -I"$V/include" "$src" -o "$out/mkl" -L"$V/lib" -Wl,-rpath,"$V/lib" \
+g++ -O2 -std=c++20 -DUSE_MKL -I"$C/include" "$src" -o "$out/mkl" -L"$C/lib" -Wl,-rpath,"$C/lib" \
   -l:libmkl_intel_lp64.so.3 -l:libmkl_gnu_thread.so.3 -l:libmkl_core.so.3 -fopenmp
 g++ -O2 -std=c++20 -DUSE_OPENBLAS "$src" -o "$out/openblas" -L"$OB" -Wl,-rpath,"$OB" -lscipy_openblas64_
 g++ -O2 -std=c++20 -DUSE_DNNL -I"$C/include" "$src" -o "$out/onednn" -L"$C/lib" -Wl,--disable-new-dtags,-rpath,"$C/lib" -ldnnl

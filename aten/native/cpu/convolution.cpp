@@ -1,6 +1,6 @@
 // Convolution on the CPU over 1 to 3 spatial dimensions, plain and transposed, and its
 // backward op: im2col + GEMM, or oneDNN where it takes the call (Note [oneDNN convolution]).
-// CPU copies: baseline only (the GEMMs run on MKL; im2col and col2im are strided copies).
+// CPU copies: baseline only (the GEMMs run on the BLAS; im2col and col2im are strided copies).
 //
 // Note [Convolution as GEMM]: every product here is one of three routines over an image
 // (N, Ci, img...) and a smaller-or-equal grid of output positions (N, Co, out...), tied by
@@ -13,7 +13,7 @@
 // weight_gemm(grad, input)); a transposed convolution swaps the roles: forward is
 // backward_gemm, input gradient forward_gemm, weight gradient weight_gemm(input, grad).
 // Groups are the GEMM batch. A 1x1 kernel at stride 1 without padding needs no im2col: the
-// image itself is the column matrix. The GEMMs run on MKL (Blas.h); the column matrix of
+// image itself is the column matrix. The GEMMs run on the BLAS (Blas.h); the column matrix of
 // one sample is built in parallel by rows.
 #include <algorithm>
 #include <array>

@@ -1,9 +1,9 @@
-// Matrix products on strided tensors (Note [GEMM operands], Blas.h): MKL's cblas for
-// float32 and float64, a blocked loop for the other dtypes.
+// Matrix products on strided tensors (Note [GEMM operands], Blas.h): OpenBLAS's cblas for
+// float64 (and float32 in a build without oneDNN), oneDNN's sgemm for float32, a blocked
+// loop for the other dtypes.
 #include "aten/native/linalg/Blas.h"
 
-#include <mkl_cblas.h>
-#include <mkl_service.h>
+#include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -59,21 +59,30 @@ Operand operand(const Tensor& x) {
 
 CBLAS_TRANSPOSE cblas_trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
 
-// MKL runs on the OpenMP threads Ember's parallel_for uses (mkl_gnu_thread): as many as
-// Ember is set to, one inside a parallel region.
-void set_blas_threads() {
-  mkl_set_num_threads_local(in_parallel_region() ? 1 : get_num_threads());
+// Runs one(i) for every matrix of a batch: one product per task when the batch splits
+// evenly across the threads (or is large), each then on one thread (a BLAS called inside a
+// parallel region runs single-threaded); else one after another, each on every thread.
+template <class F>
+void run_batch(int64_t batch, const F& one) {
+  const int threads = in_parallel_region() ? 1 : get_num_threads();
+  if (batch > 1 && threads > 1 && (batch % threads == 0 || batch >= 4 * threads)) {
+    parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t i = b0; i < b1; ++i) one(i);
+    });
+    return;
+  }
+  set_blas_threads();
+  for (int64_t i = 0; i < batch; ++i) one(i);
 }
 
 #if EMBER_HAVE_ONEDNN
 // Note [float32 GEMM]: float32 products go to oneDNN's sgemm (Debian's oneDNN 2.6, the
-// library the convolutions use), float64 ones to MKL. On this machine's AMD EPYC, MKL takes
-// its AVX2 code path (about 100 GFLOP/s on one core at every shape measured) while oneDNN
+// library the convolutions use), float64 ones to OpenBLAS. On this machine's AMD EPYC, MKL
+// (the BLAS then) takes its AVX2 code path (about 100 GFLOP/s on one core at every shape measured) while oneDNN
 // JIT-compiles AVX-512 kernels for the CPU it finds: 180-250 GFLOP/s from 32x1024x256 to
 // 1024^3 (benchmarks/README.md, "BLAS choice"). oneDNN has no float64 GEMM. Its threads are
-// OpenMP's, as parallel_for's: as many as Ember is set to, one inside a parallel region. A
-// batch runs its products one per task when the batch splits evenly across the threads
-// (or is large), else one after another, each on every thread.
+// OpenMP's, as parallel_for's: as many as Ember is set to, one inside a parallel region; a
+// batch runs as run_batch() says.
 void onednn_sgemm(const Operand& a, const Operand& b, float* c, int64_t ldc, int64_t c_batch_stride,
                   int64_t batch, int64_t m, int64_t n, int64_t k, float alpha, float beta) {
   const float* pa = static_cast<const float*>(a.t.data_ptr());
@@ -82,15 +91,7 @@ void onednn_sgemm(const Operand& a, const Operand& b, float* c, int64_t ldc, int
     onednn::sgemm(a.trans, b.trans, m, n, k, alpha, pa + i * a.batch_stride, a.ld, pb + i * b.batch_stride, b.ld,
                   beta, c + i * c_batch_stride, ldc);
   };
-  const int threads = in_parallel_region() ? 1 : get_num_threads();
-  if (batch > 1 && threads > 1 && (batch % threads == 0 || batch >= 4 * threads)) {
-    parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t i = b0; i < b1; ++i) one(i);
-    });
-    return;
-  }
-  if (!in_parallel_region()) omp_set_num_threads(threads);
-  for (int64_t i = 0; i < batch; ++i) one(i);
+  run_batch(batch, one);
 }
 
 #endif
@@ -98,26 +99,23 @@ void onednn_sgemm(const Operand& a, const Operand& b, float* c, int64_t ldc, int
 template <class T>
 void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t ldc, int64_t c_batch_stride,
                int64_t batch, int64_t m, int64_t n, int64_t k, T alpha, T beta) {
-  set_blas_threads();
   const T* pa = static_cast<const T*>(a.t.data_ptr());
   const T* pb = static_cast<const T*>(b.t.data_ptr());
-  auto call = [&](auto gemm, auto gemm_batch) {
-    if (batch == 1) {
-      gemm(CblasRowMajor, cblas_trans(a.trans), cblas_trans(b.trans), m, n, k, alpha, pa, a.ld, pb,
-           b.ld, beta, c, ldc);
-    } else {
-      gemm_batch(CblasRowMajor, cblas_trans(a.trans), cblas_trans(b.trans), m, n, k, alpha, pa,
-                 a.ld, a.batch_stride, pb, b.ld, b.batch_stride, beta, c, ldc, c_batch_stride, batch);
-    }
+  // OpenBLAS 0.3.21 (Debian 12) has no strided batch GEMM: one call per matrix.
+  auto call = [&](auto gemm) {
+    run_batch(batch, [&](int64_t i) {
+      gemm(CblasRowMajor, cblas_trans(a.trans), cblas_trans(b.trans), m, n, k, alpha,
+           pa + i * a.batch_stride, a.ld, pb + i * b.batch_stride, b.ld, beta, c + i * c_batch_stride, ldc);
+    });
   };
   if constexpr (std::is_same_v<T, float>) {
 #if EMBER_HAVE_ONEDNN
     onednn_sgemm(a, b, c, ldc, c_batch_stride, batch, m, n, k, alpha, beta);
 #else
-    call(cblas_sgemm, cblas_sgemm_batch_strided);
+    call(cblas_sgemm);
 #endif
   } else {
-    call(cblas_dgemm, cblas_dgemm_batch_strided);
+    call(cblas_dgemm);
   }
 }
 
@@ -155,6 +153,10 @@ void loop_gemm(const Tensor& a, const Tensor& b, const Tensor& out, int64_t batc
 }
 
 }  // namespace
+
+void set_blas_threads() {
+  if (!in_parallel_region()) omp_set_num_threads(get_num_threads());
+}
 
 void gemm_batched(const Tensor& out, const Tensor& a, const Tensor& bmat, const Scalar& alpha,
                   const Scalar& beta) {
@@ -217,13 +219,7 @@ void gemm_batched(const Tensor& out, const Tensor& a, const Tensor& bmat, const 
 }
 
 const char* blas_info() {
-  static const std::string info = [] {
-    MKLVersion v;
-    mkl_get_version(&v);
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "Intel MKL %d.%d.%d", v.MajorVersion, v.MinorVersion, v.UpdateVersion);
-    return std::string(buf);
-  }();
+  static const std::string info = std::string(openblas_get_config()) + " (" + openblas_get_corename() + ")";
   return info.c_str();
 }
 

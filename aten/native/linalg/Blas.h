@@ -1,6 +1,6 @@
 #pragma once
-/// Matrix products on strided tensors: the one place Ember calls a BLAS (MKL, chosen by
-/// measurement: benchmarks/README.md, "BLAS choice").
+/// Matrix products on strided tensors: the one place Ember calls a BLAS (Debian's OpenBLAS,
+/// OpenMP-threaded; chosen by measurement: benchmarks/README.md, "BLAS choice").
 ///
 /// Note [GEMM operands]: a [batch, rows, cols] operand is handed to the BLAS without a copy
 /// when one of its two matrix strides is 1 and the other is at least the matching size
@@ -24,7 +24,12 @@ namespace ember::native {
 void gemm_batched(const Tensor& out, const Tensor& a, const Tensor& bmat, const Scalar& alpha,
                   const Scalar& beta);
 
-/// The BLAS library and version in use ("Intel MKL 2026.2"), for ember.__config__.show().
+/// The BLAS library and version in use ("OpenBLAS 0.3.21 ... (Zen)"), for ember.__config__.show().
 const char* blas_info();
+
+/// Sets the threads of the next BLAS or LAPACK call on this thread to Ember's count.
+/// OpenBLAS's OpenMP build runs on omp_get_max_threads() threads, and on one inside a
+/// parallel region (it checks omp_in_parallel() itself), so only the outer count is set.
+void set_blas_threads();
 
 }  // namespace ember::native

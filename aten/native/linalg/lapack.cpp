@@ -1,10 +1,9 @@
-// LAPACK on CPU through Intel MKL's LAPACKE, float32 and float64: solve (gesv), triangular
+// LAPACK on CPU through LAPACKE (Debian's, over OpenBLAS), float32 and float64: solve (gesv), triangular
 // solve (trsm), determinants (getrf), Cholesky (potrf), QR (geqrf + orgqr), symmetric
 // eigendecomposition (syevd) and SVD (gesdd). The composites built on them are in
 // linalg_composites.cpp, their derivatives in aten/autograd/LinalgBackward.cpp.
-#include <mkl_cblas.h>
-#include <mkl_lapacke.h>
-#include <mkl_service.h>
+#include <cblas.h>
+#include <lapacke.h>
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +14,7 @@
 
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
+#include "aten/native/linalg/Blas.h"
 #include "c10/core/Threads.h"
 #include "aten/native/linalg/LinalgChecks.h"
 #include "c10/util/Exception.h"
@@ -80,12 +80,12 @@ Tensor column_major(const Tensor& t) {
 // The matrices a buffer holds, as a (..., r, c) view (Note [LAPACK buffers]).
 Tensor from_column_major(const Tensor& buf) { return buf.transpose(-2, -1); }
 
-// LAPACK sizes (LP64 MKL: 32-bit), at least 1 where LAPACK wants a leading dimension.
+// LAPACK sizes (LP64: 32-bit), at least 1 where LAPACK wants a leading dimension.
 lapack_int li(int64_t v) { return static_cast<lapack_int>(v); }
 lapack_int ld(int64_t v) { return static_cast<lapack_int>(std::max<int64_t>(v, 1)); }
 
-// MKL's threads for one call: Ember's count, one inside a parallel region (as Blas.cpp).
-void set_lapack_threads() { mkl_set_num_threads_local(in_parallel_region() ? 1 : get_num_threads()); }
+// OpenBLAS's threads for one call: Ember's count, one inside a parallel region (Blas.h).
+void set_lapack_threads() { set_blas_threads(); }
 
 template <class F>
 void dispatch_lapack(ScalarType t, F&& f) {
