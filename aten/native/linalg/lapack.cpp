@@ -15,8 +15,8 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/linalg/Blas.h"
-#include "c10/core/Threads.h"
 #include "aten/native/linalg/LinalgChecks.h"
+#include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/empty.h"
 #include "ember/generated/ops/tril.h"
@@ -32,10 +32,6 @@ using namespace linalg_checks;
 // contiguous (..., c, r) tensor (its transpose), whose matrices LAPACK reads in place as
 // column-major r x c matrices with leading dimension r, and returns results as transposed
 // views of such buffers: column-major results, as PyTorch returns them.
-
-
-
-
 
 std::vector<int64_t> batch_of(const Tensor& t) {
   return std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 2);
