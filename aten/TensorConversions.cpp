@@ -32,13 +32,13 @@ Tensor convert(const Tensor& self, std::optional<Device> device, std::optional<S
 
 Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy,
                   std::optional<MemoryFormat> memory_format) const {
-  EMBER_CHECK_NOT_IMPLEMENTED(!options.layout() || *options.layout() == layout(),
-                              "to(): changing the layout (to ", *options.layout(),
+  EMBER_CHECK_NOT_IMPLEMENTED(!options.layout_opt() || options.layout() == layout(),
+                              "to(): changing the layout (to ", options.layout(),
                               ") is not supported; use to_sparse() or to_dense()");
-  EMBER_CHECK_VALUE(!options.requires_grad().value_or(false),
+  EMBER_CHECK_VALUE(!options.requires_grad(),
                     "to(): expected options without requires_grad (as libtorch), but got "
                     "requires_grad=true; call requires_grad_() on the result instead");
-  return convert(*this, options.device(), options.dtype(), non_blocking, copy, memory_format);
+  return convert(*this, options.device_opt(), options.dtype_opt(), non_blocking, copy, memory_format);
 }
 
 Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy,

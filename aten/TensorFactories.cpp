@@ -30,7 +30,7 @@ Tensor tensor_from_data(const void* data, ScalarType data_dtype, IntArrayRef siz
   }
   // requires_grad applies to the filled result (finish below), not to the empty one.
   Tensor result = ember::empty(
-      sizes, options.dtype(options.dtype().value_or(inferred)).requires_grad(std::nullopt));
+      sizes, options.dtype(options.dtype_opt().value_or(inferred)).requires_grad(std::nullopt));
   result.copy_(values);
   return options.finish(result);
 }
@@ -54,11 +54,11 @@ Tensor blob_tensor(void* data, IntArrayRef sizes, IntArrayRef strides,
                    const std::function<void(void*)>* deleter, const TensorOptions& options) {
   EMBER_CHECK_VALUE(sizes.size() == strides.size(), "from_blob(): expected 'strides' to have one "
                     "entry per dim of 'sizes' (", sizes.size(), "), but got ", strides.size());
-  EMBER_CHECK_NOT_IMPLEMENTED(!options.device() || options.device()->is_cpu(),
-                              "from_blob(): expected a CPU device, but got ", *options.device());
-  EMBER_CHECK_NOT_IMPLEMENTED(!options.layout() || *options.layout() == Layout::Strided,
-                              "from_blob(): expected a strided layout, but got ", *options.layout());
-  const ScalarType dtype = options.dtype().value_or(get_default_dtype());
+  EMBER_CHECK_NOT_IMPLEMENTED(options.device().is_cpu(),
+                              "from_blob(): expected a CPU device, but got ", options.device());
+  EMBER_CHECK_NOT_IMPLEMENTED(options.layout() == Layout::Strided,
+                              "from_blob(): expected a strided layout, but got ", options.layout());
+  const ScalarType dtype = options.dtype();
   int64_t numel = 1, last = 0;
   for (size_t d = 0; d < sizes.size(); ++d) {
     EMBER_CHECK_VALUE(sizes[d] >= 0, "from_blob(): expected non-negative sizes, but got ", sizes);

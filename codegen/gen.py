@@ -161,8 +161,8 @@ def free_functions(f: NativeFunction) -> str:
         ps = cpp.params(before, defaults=all_after_default, public=True, no_defaults=nd) + ["TensorOptions options = {}"] + after_ps
         names = []
         for a in s.arguments:
-            mapped = {"dtype": "options.dtype()", "layout": "options.layout()",
-                      "device": "options.device()", "pin_memory": "options.pinned_memory()"}
+            mapped = {"dtype": "options.dtype_opt()", "layout": "options.layout_opt()",
+                      "device": "options.device_opt()", "pin_memory": "options.pinned_memory_opt()"}
             names.append(mapped.get(a.name, a.name) if a in args[group:group + 4] else a.name)
         out = (doc_comment(f) + f"inline {ret} {name}({', '.join(cpp.params(args, public=True))}) {{ {body} }}\n"
                + doc_comment(f) + f"inline {ret} {name}({', '.join(ps)}) {{\n"

@@ -18,6 +18,7 @@ namespace ember::autograd {
 class Node;
 struct Edge;
 using variable_list = std::vector<Tensor>;
+using tensor_list = std::vector<Tensor>;  // libtorch spells it both ways
 /// A node's edges: inline for the usual one or two inputs of an op.
 using edge_list = SmallVector<Edge, 2>;
 /// A hook on the gradient of a tensor: returns a replacement, or an undefined tensor to

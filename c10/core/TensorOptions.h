@@ -26,11 +26,18 @@ class TensorOptions {
   TensorOptions pinned_memory(std::optional<bool> p) const { auto o = *this; o.pinned_ = p; return o; }
   TensorOptions requires_grad(std::optional<bool> r) const { auto o = *this; o.requires_grad_ = r; return o; }
 
-  std::optional<ScalarType> dtype() const { return dtype_; }
-  std::optional<Device> device() const { return device_; }
-  std::optional<Layout> layout() const { return layout_; }
-  std::optional<bool> pinned_memory() const { return pinned_; }
-  std::optional<bool> requires_grad() const { return requires_grad_; }
+  /// Each field, or its default when unset (libtorch's getters: the default dtype, CPU,
+  /// strided, false); the *_opt() forms say whether it was set.
+  ScalarType dtype() const { return dtype_ ? *dtype_ : get_default_dtype(); }
+  Device device() const { return device_.value_or(Device(DeviceType::CPU)); }
+  Layout layout() const { return layout_.value_or(Layout::Strided); }
+  bool pinned_memory() const { return pinned_.value_or(false); }
+  bool requires_grad() const { return requires_grad_.value_or(false); }
+  std::optional<ScalarType> dtype_opt() const { return dtype_; }
+  std::optional<Device> device_opt() const { return device_; }
+  std::optional<Layout> layout_opt() const { return layout_; }
+  std::optional<bool> pinned_memory_opt() const { return pinned_; }
+  std::optional<bool> requires_grad_opt() const { return requires_grad_; }
 
   /// Whether any field is set to something other than the factories' defaults' "unset".
   bool has_dtype() const { return dtype_.has_value(); }

@@ -57,6 +57,9 @@ ROWS_NN: list[Row] = [
     *[Row(op, dtypes=("float32", "float64", "int64", "bool", "complex64"), shapes={"self": (3,), "vec2": (4,)},
           bad=[{"self": TensorSpec("float32", shape=(3, 1))}])
       for op in ("outer", "ger")],
+    Row("trace", dtypes=("float32", "float64", "int64", "int32", "bool", "complex64"), shape=(3, 4),
+        layouts=("contiguous", "transposed", "sliced", "empty"),
+        bad=[{"self": TensorSpec("float32", shape=(3,))}, {"self": TensorSpec("float32", shape=(2, 3, 4))}]),
     Row("matmul", dtypes=MM_DTYPES, shapes={"self": (3, 4), "other": (4, 5)},
         layouts=("contiguous", "transposed", "sliced", "empty"),
         extra=[{"self": TensorSpec("float32", shape=s1), "other": TensorSpec("float32", shape=s2)}

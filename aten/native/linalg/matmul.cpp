@@ -274,6 +274,11 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
 
 Tensor ger(const Tensor& self, const Tensor& vec2) { return native::outer(self, vec2); }
 
+Tensor trace(const Tensor& self) {
+  EMBER_CHECK(self.dim() == 2, "trace(): expected a 2-d tensor, but got a ", self.dim(), "-d tensor");
+  return self.diagonal().sum();
+}
+
 Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
               const Scalar& alpha) {
   // sum_b batch1[b] @ batch2[b] is one product: [n, B*k] @ [B*k, p].
