@@ -1,0 +1,6 @@
+#pragma once
+/// ember::save / ember::load: PyTorch's zip checkpoint format from C++ (libtorch's
+/// torch::save / torch::load).
+
+#include "frontend/serialize/CheckpointError.h"
+#include "frontend/serialize/Serialize.h"
