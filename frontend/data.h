@@ -6,3 +6,8 @@
 #include "frontend/data/Example.h"
 #include "frontend/data/Samplers.h"
 #include "frontend/data/Transforms.h"
+
+namespace ember::data {
+// libtorch's torch/data.h: the datasets are also reached as torch::data::Dataset and so on.
+using namespace datasets;  // NOLINT(build/namespaces)
+}  // namespace ember::data

@@ -210,6 +210,22 @@ NamedTensors load_state_dict(const std::string& path) {
   return as_named(read_checkpoint_file(path));
 }
 
+NamedTensors merge_state_dict(NamedTensors parameters, const NamedTensors& buffers) {
+  const auto prefix = [](const std::string& name) {
+    const size_t dot = name.rfind('.');
+    return dot == std::string::npos ? std::string() : name.substr(0, dot);
+  };
+  for (const auto& buffer : buffers) {
+    const std::string mine = prefix(buffer.first);
+    auto at = parameters.end();
+    for (auto it = parameters.begin(); it != parameters.end(); ++it) {
+      if (prefix(it->first) == mine) at = it + 1;
+    }
+    parameters.insert(at, buffer);
+  }
+  return parameters;
+}
+
 void copy_state_dict(const NamedTensors& targets, const NamedTensors& loaded) {
   std::map<std::string, const Tensor*> by_name;
   for (const auto& [name, t] : loaded) by_name[name] = &t;

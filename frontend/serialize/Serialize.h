@@ -6,7 +6,7 @@
 ///   ember::save(std::vector<Tensor>{a, b}, "v.pt");
 ///   ember::save(model, "model.pt");          ember::load(model, "model.pt");   // state dict
 /// A tensor saves as torch.save(tensor), a vector as a list of tensors, a module as its
-/// state dict (an OrderedDict of name -> tensor, parameters then buffers), which Python
+/// state dict (an OrderedDict of name -> tensor, in Python's state_dict() order), which Python
 /// reads with model.load_state_dict(torch.load(path)).
 
 #include <iosfwd>
@@ -35,17 +35,22 @@ EMBER_API NamedTensors load_state_dict(const std::string& path);
 /// match both ways and the shapes agree; CheckpointError naming the first key that does not.
 EMBER_API void copy_state_dict(const NamedTensors& targets, const NamedTensors& loaded);
 
-/// A module's state dict: named_parameters(true), then named_buffers(true).
+/// Parameters and buffers in one list, ordered as Python's state_dict() orders them: each
+/// buffer right after the last entry of its own module (the same prefix before the last
+/// '.'), else at the end.
+EMBER_API NamedTensors merge_state_dict(NamedTensors parameters, const NamedTensors& buffers);
+
+/// A module's state dict: named_parameters(true) and named_buffers(true), merged.
 template <class M>
 NamedTensors state_dict_of(const M& module) {
-  NamedTensors out;
+  NamedTensors parameters, buffers;
   for (const auto& item : module->named_parameters(true)) {
-    if (item.value().defined()) out.emplace_back(item.key(), item.value());
+    if (item.value().defined()) parameters.emplace_back(item.key(), item.value());
   }
   for (const auto& item : module->named_buffers(true)) {
-    if (item.value().defined()) out.emplace_back(item.key(), item.value());
+    if (item.value().defined()) buffers.emplace_back(item.key(), item.value());
   }
-  return out;
+  return merge_state_dict(std::move(parameters), buffers);
 }
 
 }  // namespace serialize

@@ -173,6 +173,17 @@ TEST(SerializeStateDict, ModuleRoundTripCopiesIntoExistingParameters) {
   EXPECT_EQ(other->buffers[2].value_.item<int64_t>(), 3);
 }
 
+TEST(SerializeStateDict, BuffersFollowTheirModulesParametersAsInPython) {
+  auto net = std::make_shared<TinyNet>();
+  net->params = {{"0.weight", torch::ones({1})}, {"2.weight", torch::ones({1})}};
+  net->buffers = {{"0.running_mean", torch::zeros({1})}, {"1.scale", torch::zeros({1})}};
+  std::stringstream stream;
+  torch::save(net, stream);
+  std::vector<std::string> keys;
+  for (const auto& [name, t] : torch::serialize::load_state_dict(stream)) keys.push_back(name);
+  EXPECT_EQ(keys, (std::vector<std::string>{"0.weight", "0.running_mean", "2.weight", "1.scale"}));
+}
+
 TEST(SerializeStateDict, MismatchesNameTheKeyAndChangeNothing) {
   const fs::path dir = temp_dir();
   const std::string path = (dir / "net.pt").string();
