@@ -53,16 +53,22 @@ void write_file(const PickledTensors& p, const std::string& path) {
 }
 
 std::string read_all(std::istream& in) {
-  std::string buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ostringstream buf;
+  if (in.peek() != std::char_traits<char>::eof()) buf << in.rdbuf();
   EMBER_CHECK_CHECKPOINT(!in.bad(), "reading the checkpoint failed");
-  return buf;
+  return std::move(buf).str();
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   EMBER_CHECK_CHECKPOINT(in.is_open(), "cannot open '", path, "' for reading: ",
                          std::strerror(errno));
-  return read_all(in);
+  const std::streamoff size = in.tellg();
+  in.seekg(0);
+  std::string buf(static_cast<size_t>(std::max<std::streamoff>(size, 0)), '\0');
+  in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+  EMBER_CHECK_CHECKPOINT(size >= 0 && in.gcount() == size, "reading '", path, "' failed");
+  return buf;
 }
 
 void byteswap(Tensor& t) {
@@ -261,6 +267,22 @@ void save(const std::vector<Tensor>& tensors, const std::string& path) {
 void save(const std::vector<Tensor>& tensors, std::ostream& out) {
   write_checkpoint(pickle_list(tensors), out);
 }
+std::vector<char> pickle_save(const IValue& value) {
+  EMBER_CHECK_TYPE(value.is_tensor() || value.is_tensor_list(), "pickle_save(): expected a "
+                   "tensor or a list of tensors, which the C++ save() writes");
+  std::ostringstream out;
+  write_checkpoint(value.is_tensor() ? pickle_one(value.to_tensor())
+                                     : pickle_list(value.to_tensor_list()), out);
+  const std::string bytes = std::move(out).str();
+  return std::vector<char>(bytes.begin(), bytes.end());
+}
+
+IValue pickle_load(const std::vector<char>& data) {
+  const serialize::PickleValue v = read_checkpoint(std::string(data.begin(), data.end()));
+  if (v.kind == serialize::PickleValue::Kind::Tensor) return IValue(v.tensor);
+  return IValue(as_tensors(v));
+}
+
 void load(Tensor& tensor, const std::string& path) {
   tensor = as_tensor(read_checkpoint_file(path));
 }

@@ -26,14 +26,19 @@ constexpr uint16_t kDosDate = 0x0021;   // 1980-01-01, the first date zip can ho
 constexpr std::string_view kComment = "ember-crc32:";
 constexpr std::string_view kIntegrityRecord = ".data/ember_integrity";
 
-std::array<uint32_t, 256> make_crc_table() {
-  std::array<uint32_t, 256> table{};
+// Slicing-by-8 tables: table[0] is the byte-at-a-time table, table[k] advances it k bytes.
+using CrcTables = std::array<std::array<uint32_t, 256>, 8>;
+CrcTables make_crc_tables() {
+  CrcTables t{};
   for (uint32_t i = 0; i < 256; ++i) {
     uint32_t c = i;
     for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-    table[i] = c;
+    t[0][i] = c;
   }
-  return table;
+  for (uint32_t i = 0; i < 256; ++i) {
+    for (size_t k = 1; k < 8; ++k) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
+  }
+  return t;
 }
 
 // Little-endian fields appended to a header being built.
@@ -79,10 +84,16 @@ std::vector<uint64_t> zip64_values(std::string_view extra, size_t n, const std::
 }  // namespace zip_detail
 
 uint32_t crc32(const void* data, size_t size, uint32_t crc) {
-  static const std::array<uint32_t, 256> table = zip_detail::make_crc_table();
+  static const zip_detail::CrcTables t = zip_detail::make_crc_tables();
   const auto* p = static_cast<const uint8_t*>(data);
   uint32_t c = crc ^ 0xFFFFFFFFu;
-  for (size_t i = 0; i < size; ++i) c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+  for (; size >= 8; size -= 8, p += 8) {
+    const uint32_t lo = c ^ (uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 |
+                             uint32_t(p[3]) << 24);
+    c = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
+        t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
+  }
+  for (; size > 0; --size, ++p) c = t[0][(c ^ *p) & 0xFF] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
 }
 

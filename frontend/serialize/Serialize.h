@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "c10/core/IValue.h"
 #include "c10/core/Tensor.h"
 #include "frontend/serialize/CheckpointError.h"
 
@@ -75,6 +76,12 @@ EMBER_API void load(Tensor& tensor, std::istream& in);
 /// Loads a checkpoint holding a list or tuple of tensors into tensors.
 EMBER_API void load(std::vector<Tensor>& tensors, const std::string& path);
 EMBER_API void load(std::vector<Tensor>& tensors, std::istream& in);
+
+/// The bytes of a checkpoint holding a tensor or a tensor list (libtorch's pickle_save:
+/// what torch.load reads from io.BytesIO(bytes)); TypeError for any other value.
+EMBER_API std::vector<char> pickle_save(const IValue& value);
+/// The tensor or tensor list in the bytes of a checkpoint (libtorch's pickle_load).
+EMBER_API IValue pickle_load(const std::vector<char>& data);
 
 /// Saves a module's state dict (parameters and buffers, detached).
 template <ModuleWithState M>

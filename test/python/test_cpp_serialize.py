@@ -67,3 +67,10 @@ def test_views_lists_and_state_dicts(written):
     assert list(state) == ["0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean",
                            "1.running_var", "1.num_batches_tracked"]
     assert state["0.weight"].tolist() == base[:2, :3].tolist()
+
+
+def test_pickle_save_bytes(written):
+    data = (written / "pickle_save.pt").read_bytes()
+    import io
+    t = torch.load(io.BytesIO(data), weights_only=True)
+    assert t.dtype == torch.int16 and t.tolist() == [0, 1, 2, 3]

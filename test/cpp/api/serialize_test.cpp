@@ -155,6 +155,18 @@ TEST(SerializeVector, RoundTripKeepsSharedStorage) {
   EXPECT_EQ(static_cast<float*>(back[1].data_ptr()), static_cast<float*>(back[0].data_ptr()) + 1);
 }
 
+TEST(SerializeVector, PickleSaveAndPickleLoadAreBytesOfTheSameFormat) {
+  const torch::Tensor t = torch::arange(6, torch::kInt32).reshape({2, 3});
+  const std::vector<char> bytes = torch::pickle_save(t);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 2), "PK");
+  expect_same(torch::pickle_load(bytes).to_tensor(), t);
+  const std::vector<char> list = torch::pickle_save(std::vector<torch::Tensor>{t, t * 2});
+  const std::vector<torch::Tensor> back = torch::pickle_load(list).to_tensor_list();
+  ASSERT_EQ(back.size(), 2u);
+  expect_same(back[1], t * 2);
+  EXPECT_THROW(torch::pickle_save(torch::IValue(3.5)), torch::TypeError);
+}
+
 TEST(SerializeStateDict, ModuleRoundTripCopiesIntoExistingParameters) {
   auto net = sequential_net();
   {
@@ -322,6 +334,9 @@ TEST(SerializeForPython, WritesCheckpointsPythonReads) {
     net->buffers[2].value_.fill_(5);
   }
   torch::save(net, (dir / "state_dict.pt").string());
+  const std::vector<char> bytes = torch::pickle_save(torch::arange(4, torch::kInt16));
+  std::ofstream((dir / "pickle_save.pt").string(), std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   EXPECT_TRUE(fs::exists(dir / "state_dict.pt"));
   if (!env) fs::remove_all(dir);
 }
