@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "aten/TensorFactories.h"
 #include "aten/autograd/GradMode.h"
 #include "ember/generated/Functions.h"
 #include "frontend/serialize/Pickle.h"
@@ -129,9 +130,18 @@ PickleValue read_checkpoint(std::string buf) {
     EMBER_CHECK_CHECKPOINT(bytes.size() >= want, "the checkpoint's storage '", key, "' holds ",
                            bytes.size(), " bytes, but its pickle says ", numel, " elements of ",
                            dtype, " (", want, " bytes)");
-    Tensor t = empty({numel}, TensorOptions().dtype(dtype));
-    if (want) std::memcpy(t.data_ptr(), bytes.data(), want);
-    if (byteorder == "big") byteswap(t);
+    Tensor t;
+    const auto address = reinterpret_cast<uintptr_t>(bytes.data());
+    if (want > 0 && byteorder == "little" && address % itemsize(dtype) == 0) {
+      // A view of the archive's bytes (records are 64-byte aligned): no second copy.
+      std::shared_ptr<std::string> keep = archive.buffer();
+      t = from_blob(const_cast<char*>(bytes.data()), {numel}, [keep](void*) {},
+                    TensorOptions().dtype(dtype));
+    } else {
+      t = empty({numel}, TensorOptions().dtype(dtype));
+      if (want) std::memcpy(t.data_ptr(), bytes.data(), want);
+      if (byteorder == "big") byteswap(t);
+    }
     storages.emplace(key, t);
     return t;
   };

@@ -170,7 +170,10 @@ void write_zip(std::ostream& out, const std::vector<ZipRecord>& records) {
   EMBER_CHECK(out.good(), "save(): writing the checkpoint failed (disk full or stream closed?)");
 }
 
-ZipReader::ZipReader(std::string buffer) : buf_(std::move(buffer)) { read(); }
+ZipReader::ZipReader(std::string buffer)
+    : buf_(std::make_shared<std::string>(std::move(buffer))) {
+  read();
+}
 
 std::string_view ZipReader::data(const std::string& name) const {
   const auto it = records_.find(name);
@@ -178,12 +181,12 @@ std::string_view ZipReader::data(const std::string& name) const {
   EMBER_CHECK_CHECKPOINT(it->second.method == 0, "the checkpoint's zip record '", name,
                          "' is compressed (method ", it->second.method,
                          "); ember reads stored records, which torch.save writes");
-  return std::string_view(buf_).substr(it->second.start, it->second.size);
+  return std::string_view(*buf_).substr(it->second.start, it->second.size);
 }
 
 void ZipReader::read() {
   using namespace zip_detail;
-  const std::string_view buf(buf_);
+  const std::string_view buf(*buf_);
   const size_t size = buf.size();
   const size_t tail_start = size > kEocdSize + kMask16 ? size - kEocdSize - kMask16 : 0;
   // The last end-record signature whose comment length reaches the end exactly.
@@ -244,7 +247,7 @@ void ZipReader::read() {
 size_t ZipReader::read_entry(std::string_view directory, size_t pos, size_t i, uint64_t cd_offset,
                              std::vector<std::pair<uint64_t, uint64_t>>& gaps) {
   using namespace zip_detail;
-  const std::string_view buf(buf_);
+  const std::string_view buf(*buf_);
   EMBER_CHECK_CHECKPOINT(pos + kCentralSize <= directory.size(), "the checkpoint is corrupted: "
                          "its zip central directory ends inside entry ", i);
   EMBER_CHECK_CHECKPOINT(get<uint32_t>(directory, pos) == kSigCentral, "the checkpoint is "
@@ -325,7 +328,7 @@ void ZipReader::check_comment(std::vector<std::pair<uint64_t, uint64_t>>& gaps) 
                          "checksum of its headers, but is '", comment_.substr(0, 40), "'");
   std::sort(gaps.begin(), gaps.end());
   uint32_t crc = 0;
-  for (const auto& [lo, hi] : gaps) crc = crc32(buf_.data() + lo, hi - lo, crc);
+  for (const auto& [lo, hi] : gaps) crc = crc32(buf_->data() + lo, hi - lo, crc);
   const std::string hex = comment_.substr(kComment.size());
   char* stop = nullptr;
   const unsigned long want = std::strtoul(hex.c_str(), &stop, 16);

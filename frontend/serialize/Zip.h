@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -42,6 +43,8 @@ class EMBER_API ZipReader {
   bool has(const std::string& name) const { return records_.count(name) != 0; }
   /// The bytes of a stored record; CheckpointError for a missing or compressed one.
   std::string_view data(const std::string& name) const;
+  /// The archive's bytes, which data() views: tensors over them keep this alive.
+  const std::shared_ptr<std::string>& buffer() const { return buf_; }
 
  private:
   struct Entry {
@@ -54,7 +57,7 @@ class EMBER_API ZipReader {
                     std::vector<std::pair<uint64_t, uint64_t>>& gaps);
   void check_comment(std::vector<std::pair<uint64_t, uint64_t>>& gaps) const;
 
-  std::string buf_;
+  std::shared_ptr<std::string> buf_;
   std::string comment_;
   std::vector<std::string> names_;
   std::map<std::string, Entry> records_;
