@@ -228,7 +228,9 @@ TEST(DataLoader, EarlyBreakThenANewEpochOrDestructionDoesNotHang) {
   }
   size_t batches = 0;
   for (auto it = loader->begin(); it != loader->end(); ++it) {
-    if (batches == 0) EXPECT_EQ(targets_of(*it), (std::vector<int64_t>{0, 1}));
+    if (batches == 0) {
+      EXPECT_EQ(targets_of(*it), (std::vector<int64_t>{0, 1}));
+    }
     ++batches;
   }
   EXPECT_EQ(batches, 32u);
