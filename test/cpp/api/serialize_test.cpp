@@ -227,6 +227,59 @@ TEST(SerializeStateDict, MismatchesNameTheKeyAndChangeNothing) {
   fs::remove_all(dir);
 }
 
+// Something that saves itself through archives, as libtorch's optimizers do.
+struct TinyOptimizer {
+  torch::Tensor momentum = torch::zeros({3});
+  torch::Tensor step = torch::zeros({}, torch::kLong);
+  void save(torch::serialize::OutputArchive& archive) const {
+    torch::serialize::OutputArchive state;
+    state.write("momentum", momentum);
+    archive.write("state", state);
+    archive.write("step", step);
+  }
+  void load(torch::serialize::InputArchive& archive) {
+    torch::serialize::InputArchive state;
+    archive.read("state", state);
+    state.read("momentum", momentum);
+    archive.read("step", step);
+  }
+};
+
+TEST(SerializeArchive, NestedArchivesAreDottedKeysOfOneStateDict) {
+  const fs::path dir = temp_dir();
+  const std::string path = (dir / "opt.pt").string();
+  TinyOptimizer opt;
+  opt.momentum = torch::tensor({1.0f, 2.0f, 3.0f});
+  opt.step.fill_(4);
+  torch::save(opt, path);
+  const auto named = torch::serialize::load_state_dict(path);
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named[0].first, "state.momentum");
+  TinyOptimizer back;
+  const torch::Tensor momentum = back.momentum;
+  torch::load(back, path);
+  EXPECT_TRUE(back.momentum.is_same(momentum));   // read in place
+  expect_same(back.momentum, torch::tensor({1.0f, 2.0f, 3.0f}));
+  EXPECT_EQ(back.step.item<int64_t>(), 4);
+
+  torch::serialize::InputArchive archive;
+  archive.load_from(path);
+  EXPECT_EQ(archive.keys(), (std::vector<std::string>{"state.momentum", "step"}));
+  torch::Tensor fresh;
+  EXPECT_TRUE(archive.try_read("step", fresh));
+  EXPECT_EQ(fresh.item<int64_t>(), 4);
+  EXPECT_FALSE(archive.try_read("nothing", fresh));
+  torch::serialize::InputArchive state;
+  archive.read("state", state);
+  torch::Tensor wrong = torch::zeros({2});
+  std::string msg = checkpoint_error([&] { state.read("momentum", wrong); });
+  EXPECT_NE(msg.find("'state.momentum'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("shape mismatch"), std::string::npos) << msg;
+  msg = checkpoint_error([&] { state.read("velocity", wrong); });
+  EXPECT_NE(msg.find("no tensor 'state.velocity'"), std::string::npos) << msg;
+  fs::remove_all(dir);
+}
+
 TEST(SerializeFromPython, TensorsOfEveryDtype) {
   for (const auto& [name, dtype] : kDtypes) {
     SCOPED_TRACE(name);
