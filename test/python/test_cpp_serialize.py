@@ -1,6 +1,8 @@
-"""Checkpoints written by the C++ frontend's ember::save load in Python, with torch.load
-(weights_only=True) and ember.load: the C++ suite's SerializeForPython case writes them
-(test/cpp/api/serialize_test.cpp); the other direction is checked there."""
+"""Checkpoints move between the C++ frontend and Python: what ember::save writes (the C++
+suite's SerializeForPython case, test/cpp/api/serialize_test.cpp) loads with torch.load
+(weights_only=True) and ember.load, and what Python's ember.save writes loads in C++ (its
+SerializeFromPython.FilesEmberSaveWrote case); torch.save's files are checked there."""
+import collections
 import os
 import subprocess
 from pathlib import Path
@@ -74,3 +76,25 @@ def test_pickle_save_bytes(written):
     import io
     t = torch.load(io.BytesIO(data), weights_only=True)
     assert t.dtype == torch.int16 and t.tolist() == [0, 1, 2, 3]
+
+
+def test_ember_save_files_load_in_cpp(tmp_path):
+    if not BINARY.exists():
+        pytest.skip(f"the C++ API tests are not built ({BINARY})")
+    for name in DTYPES:
+        t = pattern(getattr(torch, name))
+        ember.save(ember.tensor(t.tolist(), dtype=getattr(ember, name)),
+                   tmp_path / f"tensor_{name}.pt")
+    state = collections.OrderedDict()
+    for key, shape in [("0.weight", (2, 3)), ("0.bias", (2,)), ("1.weight", (2,)),
+                       ("1.bias", (2,)), ("1.running_mean", (2,)), ("1.running_var", (2,))]:
+        state[key] = ember.full(shape, 0.5)
+    state["1.num_batches_tracked"] = ember.tensor(3)
+    ember.save(state, tmp_path / "state_dict.pt")
+    x = ember.arange(4.)
+    ember.save([x, x[1:]], tmp_path / "list.pt")
+    run = subprocess.run([str(BINARY), "--gtest_filter=SerializeFromPython.FilesEmberSaveWrote"],
+                         env=dict(os.environ, EMBER_SERIALIZE_IN=str(tmp_path)),
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and "[  PASSED  ] 1 test" in run.stdout, run.stdout[-3000:]
+    assert "SKIPPED" not in run.stdout

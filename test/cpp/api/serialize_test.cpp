@@ -330,6 +330,28 @@ TEST(SerializeFromPython, StateDictLoadsIntoAModule) {
   EXPECT_EQ(named[0].first, "0.weight");
 }
 
+// Files Python's ember.save wrote (with its header checksum in the zip comment), from
+// $EMBER_SERIALIZE_IN: test/python/test_cpp_serialize.py writes them and runs this case.
+TEST(SerializeFromPython, FilesEmberSaveWrote) {
+  const char* env = std::getenv("EMBER_SERIALIZE_IN");
+  if (!env) GTEST_SKIP() << "run by test/python/test_cpp_serialize.py";
+  const fs::path dir(env);
+  for (const auto& [name, dtype] : kDtypes) {
+    SCOPED_TRACE(name);
+    torch::Tensor t;
+    torch::load(t, (dir / ("tensor_" + name + ".pt")).string());
+    expect_same(t, pattern(dtype));
+  }
+  auto net = sequential_net();
+  torch::load(net, (dir / "state_dict.pt").string());
+  expect_same(net->params[0].value_.detach(), torch::full({2, 3}, 0.5f));
+  EXPECT_EQ(net->buffers[2].value_.item<int64_t>(), 3);
+  std::vector<torch::Tensor> v;
+  torch::load(v, (dir / "list.pt").string());
+  ASSERT_EQ(v.size(), 2u);
+  expect_same(v[1], torch::arange(4, torch::kFloat32).slice(0, 1));
+}
+
 TEST(SerializeBadInput, ForeignGlobalsCompressionAndWrongContentsAreCheckpointErrors) {
   torch::Tensor t;
   std::string msg = checkpoint_error([&] { torch::load(t, reference("counter.pt")); });
