@@ -97,6 +97,25 @@ Example<> MNIST::get(size_t index) {
 
 std::optional<size_t> MNIST::size() const { return static_cast<size_t>(images_.size(0)); }
 
+TensorDataset::TensorDataset(const std::vector<Tensor>& tensors) {
+  EMBER_CHECK_VALUE(tensors.size() == 1, "TensorDataset: expected one tensor, but got ",
+                    tensors.size());
+  tensor = tensors[0];
+}
+
+TensorDataset::TensorDataset(Tensor t) : tensor(std::move(t)) {
+  EMBER_CHECK_VALUE(tensor.defined() && tensor.dim() > 0, "TensorDataset: expected a defined "
+                    "tensor with at least one dimension");
+}
+
+TensorExample TensorDataset::get(size_t index) {
+  EMBER_CHECK_INDEX(index < static_cast<size_t>(tensor.size(0)), "TensorDataset::get(): index ",
+                    index, " is out of range for ", tensor.size(0), " examples");
+  return tensor[static_cast<int64_t>(index)];
+}
+
+std::optional<size_t> TensorDataset::size() const { return static_cast<size_t>(tensor.size(0)); }
+
 }  // namespace datasets
 
 // ---------------------------------------------------------------------------------------

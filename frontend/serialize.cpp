@@ -304,4 +304,21 @@ void load(std::vector<Tensor>& tensors, std::istream& in) {
   tensors = as_tensors(read_checkpoint(in));
 }
 
+void load(Tensor& tensor, const std::string& path, Device device) {
+  load(tensor, path);
+  tensor = tensor.to(device);
+}
+void load(Tensor& tensor, std::istream& in, Device device) {
+  load(tensor, in);
+  tensor = tensor.to(device);
+}
+void load(std::vector<Tensor>& tensors, const std::string& path, Device device) {
+  load(tensors, path);
+  for (Tensor& t : tensors) t = t.to(device);
+}
+void load(std::vector<Tensor>& tensors, std::istream& in, Device device) {
+  load(tensors, in);
+  for (Tensor& t : tensors) t = t.to(device);
+}
+
 }  // namespace ember

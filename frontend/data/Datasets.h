@@ -89,6 +89,20 @@ class MapDataset : public BatchDataset<MapDataset<Source, Transform>,
   Transform transform_;
 };
 
+/// The rows of a tensor as examples without targets (libtorch's TensorDataset).
+class EMBER_API TensorDataset : public Dataset<TensorDataset, TensorExample> {
+ public:
+  /// Over tensors[0] (libtorch's signature); ValueError unless exactly one is given.
+  explicit TensorDataset(const std::vector<Tensor>& tensors);
+  explicit TensorDataset(Tensor tensor);
+
+  /// Row index of the tensor.
+  TensorExample get(size_t index) override;
+  std::optional<size_t> size() const override;
+
+  Tensor tensor;
+};
+
 /// The MNIST digits from the four IDX files that yann.lecun.com distributes, unpacked in
 /// root: images as float32 in [0, 1] of shape (N, 1, 28, 28), targets as int64 (N).
 /// Files are checked as libtorch checks them (magic numbers, 28x28 images, one label per

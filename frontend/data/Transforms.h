@@ -23,6 +23,10 @@ class BatchTransform {
   virtual OutputBatch apply_batch(InputBatch input_batch) = 0;
 };
 
+/// A BatchTransform that turns a list of examples into one batch (Stack is one).
+template <class Batch, class Examples = std::vector<Batch>>
+using Collation = BatchTransform<Examples, Batch>;
+
 /// Maps each example of a batch (apply), so the batch keeps its length.
 template <class Input, class Output>
 class Transform : public BatchTransform<std::vector<Input>, std::vector<Output>> {

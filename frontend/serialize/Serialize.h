@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "c10/core/Device.h"
 #include "c10/core/IValue.h"
 #include "c10/core/Tensor.h"
 #include "frontend/serialize/CheckpointError.h"
@@ -73,9 +74,15 @@ EMBER_API void save(const std::vector<Tensor>& tensors, std::ostream& out);
 /// Loads a checkpoint holding one tensor into tensor (replacing the handle).
 EMBER_API void load(Tensor& tensor, const std::string& path);
 EMBER_API void load(Tensor& tensor, std::istream& in);
+/// The same, then moved to device (libtorch's load(tensor, path, device)).
+EMBER_API void load(Tensor& tensor, const std::string& path, Device device);
+EMBER_API void load(Tensor& tensor, std::istream& in, Device device);
 /// Loads a checkpoint holding a list or tuple of tensors into tensors.
 EMBER_API void load(std::vector<Tensor>& tensors, const std::string& path);
 EMBER_API void load(std::vector<Tensor>& tensors, std::istream& in);
+/// The same, then moved to device.
+EMBER_API void load(std::vector<Tensor>& tensors, const std::string& path, Device device);
+EMBER_API void load(std::vector<Tensor>& tensors, std::istream& in, Device device);
 
 /// The bytes of a checkpoint holding a tensor or a tensor list (libtorch's pickle_save:
 /// what torch.load reads from io.BytesIO(bytes)); TypeError for any other value.
@@ -101,6 +108,13 @@ void load(const M& module, const std::string& path) {
 template <ModuleWithState M>
 void load(const M& module, std::istream& in) {
   serialize::copy_state_dict(serialize::state_dict_of(module), serialize::load_state_dict(in));
+}
+/// The same; the values land on the device of the module's own tensors, as copies do, so
+/// device is accepted for libtorch's signature.
+template <ModuleWithState M>
+void load(const M& module, const std::string& path, Device device) {
+  (void)device;
+  load(module, path);
 }
 
 }  // namespace ember

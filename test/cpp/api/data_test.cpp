@@ -287,6 +287,18 @@ TEST(DataLoader, TheMnistPipelineOfLibtorchsExample) {
   fs::remove_all(dir);
 }
 
+TEST(DataLoader, TensorDatasetStacksRowsWithoutTargets) {
+  auto dataset = torch::data::datasets::TensorDataset(torch::arange(10, torch::kFloat32).reshape({5, 2}))
+                     .map(torch::data::transforms::Stack<torch::data::TensorExample>());
+  auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      std::move(dataset), 2);
+  std::vector<torch::Tensor> batches;
+  for (auto& batch : *loader) batches.push_back(batch.data);
+  ASSERT_EQ(batches.size(), 3u);
+  EXPECT_TRUE(batches[0].equal(torch::arange(4, torch::kFloat32).reshape({2, 2})));
+  EXPECT_EQ(batches[2].sizes(), torch::IntArrayRef({1, 2}));
+}
+
 TEST(DataSamplers, DistributedSharesCoverTheDatasetOnce) {
   std::multiset<size_t> all;
   for (size_t rank = 0; rank < 3; ++rank) {

@@ -112,7 +112,7 @@ TEST(SerializeTensor, RoundTripsEveryDtypeThroughFilesAndStreams) {
     std::stringstream stream;
     torch::save(t, stream);
     torch::Tensor from_stream;
-    torch::load(from_stream, stream);
+    torch::load(from_stream, stream, torch::Device(torch::kCPU));
     expect_same(from_stream, t);
   }
   fs::remove_all(dir);
@@ -317,7 +317,7 @@ TEST(SerializeFromPython, ViewsScalarsEmptyListsAndParameters) {
 
 TEST(SerializeFromPython, StateDictLoadsIntoAModule) {
   auto net = sequential_net();
-  torch::load(net, reference("state_dict.pt"));
+  torch::load(net, reference("state_dict.pt"), torch::kCPU);
   expect_same(net->params[0].value_.detach(),
               torch::arange(6, torch::kFloat32).reshape({2, 3}) / 10);
   expect_same(net->params[1].value_.detach(), torch::tensor({0.5f, -0.5f}));
