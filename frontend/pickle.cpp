@@ -301,10 +301,17 @@ Tensor rebuild_tensor(const std::vector<PickleValue>& a) {
   Tensor t;
   bool empty = false;
   int64_t hi = offset;
+  bool overflow = false;
   for (size_t d = 0; d < size.size(); ++d) {
     empty = empty || size[d] == 0;
-    if (size[d] > 0) hi += (size[d] - 1) * stride[d];
+    int64_t reach = 0;
+    if (size[d] > 0) {
+      overflow = overflow || __builtin_mul_overflow(size[d] - 1, stride[d], &reach) ||
+                 __builtin_add_overflow(hi, reach, &hi);
+    }
   }
+  EMBER_CHECK_CHECKPOINT(!overflow, "the checkpoint has a tensor of size ", IntArrayRef(size),
+                         " and stride ", IntArrayRef(stride), " whose extent overflows");
   if (empty) {
     t = empty_strided(size, stride, TensorOptions().dtype(base.scalar_type()));
   } else {

@@ -127,7 +127,7 @@ PickleValue read_checkpoint(std::string buf) {
                            "', but its archive has no record ", name);
     const std::string_view bytes = archive.data(name);
     const size_t want = static_cast<size_t>(numel) * itemsize(dtype);
-    EMBER_CHECK_CHECKPOINT(bytes.size() >= want, "the checkpoint's storage '", key, "' holds ",
+    EMBER_CHECK_CHECKPOINT(static_cast<uint64_t>(numel) <= bytes.size() / itemsize(dtype), "the checkpoint's storage '", key, "' holds ",
                            bytes.size(), " bytes, but its pickle says ", numel, " elements of ",
                            dtype, " (", want, " bytes)");
     Tensor t;

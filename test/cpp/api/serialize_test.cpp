@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "frontend/serialize/Zip.h"
 #include "test/cpp/api/api_test_util.h"
 
 namespace {
@@ -387,6 +388,45 @@ TEST(SerializeBadInput, EveryTruncationAndEveryFlippedByteIsACheckpointError) {
     ASSERT_TRUE(msg != "no error" && msg.find("wrong exception") == std::string::npos)
         << "byte " << i << ": " << msg;
   }
+}
+
+// A checkpoint around a hand-written pickle, with one 16-byte float storage "0".
+std::string crafted(const std::string& pickle) {
+  static const std::string storage(16, '\0');
+  std::ostringstream out;
+  torch::serialize::write_zip(out, {{"archive/data.pkl", pickle.data(), pickle.size()},
+                                    {"archive/data/0", storage.data(), storage.size()}});
+  return out.str();
+}
+
+std::string tensor_pickle(const std::string& numel, const std::string& size,
+                          const std::string& stride) {
+  return std::string("\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\n((X\x07\x00\x00\x00storage"
+                     "ctorch\nFloatStorage\nX\x01\x00\x00\x00" "0X\x03\x00\x00\x00" "cpu", 83) +
+         numel + std::string("tQK\x00", 4) + size + "\x85" + stride + "\x85\x89)tR.";
+}
+
+TEST(SerializeBadInput, CraftedPicklesAreRefusedWithReasons) {
+  const auto load_error = [](const std::string& file) {
+    std::stringstream in(file);
+    torch::Tensor t;
+    return checkpoint_error([&] { torch::load(t, in); });
+  };
+  EXPECT_EQ(load_error(crafted(tensor_pickle("K\x04", "K\x04", "K\x01"))), "no error");
+  std::string msg = load_error(crafted(std::string("\x80\x02" "cos\nsystem\nX\x02\x00\x00\x00lsR.", 22)));
+  EXPECT_NE(msg.find("'os.system'"), std::string::npos) << msg;
+  msg = load_error(crafted(tensor_pickle(std::string("\x8a\x08\xff\xff\xff\xff\xff\xff\xff\x7f", 10),
+                                         "K\x04", "K\x01")));
+  EXPECT_NE(msg.find("holds 16 bytes"), std::string::npos) << msg;
+  const std::string big("\x8a\x08\x00\x00\x00\x00\x00\x00\x00\x40", 10);
+  msg = load_error(crafted(tensor_pickle("K\x04", big, big)));
+  EXPECT_NE(msg.find("overflows"), std::string::npos) << msg;
+  msg = load_error(crafted(tensor_pickle("K\x04", "K\x05", "K\x01")));
+  EXPECT_NE(msg.find("reaches past the end of its storage"), std::string::npos) << msg;
+  msg = load_error(crafted(std::string("\x80\x02R.", 4)));
+  EXPECT_NE(msg.find("malformed"), std::string::npos) << msg;
+  msg = load_error(crafted(std::string("\x80\x02\xff.", 4)));
+  EXPECT_NE(msg.find("opcode 0xff"), std::string::npos) << msg;
 }
 
 // Files for test/python/test_cpp_serialize.py, which checks them with torch.load: into
