@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <unistd.h>
+
 #include "test/cpp/api/api_test_util.h"
 
 namespace {

@@ -9,6 +9,8 @@
 #include <memory>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "frontend/serialize/Zip.h"
 #include "test/cpp/api/api_test_util.h"
 
