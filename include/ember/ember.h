@@ -20,3 +20,5 @@
 #include "c10/util/Exception.h"
 #include "c10/core/TensorOptions.h"
 #include "ember/generated/Functions.h"
+#include "frontend/data.h"
+#include "frontend/serialize.h"
