@@ -148,6 +148,25 @@ class EMBER_API IValue {
     expect(Tag::ScalarType);
     return static_cast<ScalarType>(v_.i);
   }
+  // libtorch's spellings (c10::IValue), for C++ written against it: the same accessors.
+  bool isNone() const { return is_none(); }
+  bool isTensor() const { return is_tensor(); }
+  bool isInt() const { return is_int(); }
+  bool isDouble() const { return is_double(); }
+  bool isBool() const { return is_bool(); }
+  bool isString() const { return is_string(); }
+  bool isTensorList() const { return is_tensor_list(); }
+  const Tensor& toTensor() const& { return to_tensor(); }
+  int64_t toInt() const { return to_int(); }
+  double toDouble() const { return to_double(); }
+  bool toBool() const { return to_bool(); }
+  Scalar toScalar() const { return to_scalar(); }
+  const std::string& toStringRef() const { return to_string(); }
+  const std::vector<int64_t>& toIntVector() const { return to_int_list(); }
+  const std::vector<double>& toDoubleVector() const { return to_double_list(); }
+  const std::vector<Tensor>& toTensorVector() const { return to_tensor_list(); }
+  Device toDevice() const { return to_device(); }
+  ScalarType toScalarType() const { return to_scalar_type(); }
   Layout to_layout() const {
     expect(Tag::Layout);
     return static_cast<Layout>(v_.i);

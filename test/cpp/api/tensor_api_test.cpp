@@ -42,9 +42,44 @@ TEST(ApiOptions, HelpersStartAChain) {
   const auto opts = torch::TensorOptions().dtype(torch::kFloat32).layout(torch::kStrided)
                         .device(torch::kCPU).requires_grad(false);
   EXPECT_FALSE(torch::empty({1}, opts).requires_grad());
-  EXPECT_EQ(torch::requires_grad().requires_grad(), std::optional<bool>(true));
-  EXPECT_EQ(torch::layout(torch::kStrided).layout(), std::optional<torch::Layout>(torch::kStrided));
-  EXPECT_EQ(X().options().dtype(), std::optional<torch::ScalarType>(torch::kFloat));
+  EXPECT_TRUE(torch::requires_grad().requires_grad());
+  EXPECT_EQ(torch::layout(torch::kStrided).layout(), torch::kStrided);
+  EXPECT_EQ(X().options().dtype(), torch::kFloat);
+  EXPECT_EQ(X().to(torch::kDouble).options().dtype_opt(), std::optional<torch::ScalarType>(torch::kDouble));
+}
+
+TEST(ApiOptions, GettersGiveTheDefaultsOfUnsetFields) {
+  // libtorch: an unset field reads as its default; *_opt() tells whether it was set.
+  const torch::TensorOptions none;
+  EXPECT_EQ(none.dtype(), torch::kFloat);
+  EXPECT_EQ(none.device(), torch::Device(torch::kCPU));
+  EXPECT_EQ(none.layout(), torch::kStrided);
+  EXPECT_FALSE(none.requires_grad());
+  EXPECT_FALSE(none.pinned_memory());
+  EXPECT_FALSE(none.dtype_opt().has_value());
+  EXPECT_FALSE(none.device_opt().has_value());
+  EXPECT_FALSE(none.requires_grad_opt().has_value());
+  std::ostringstream os;
+  os << std::boolalpha << torch::TensorOptions().requires_grad(true).requires_grad();
+  EXPECT_EQ(os.str(), "true");
+}
+
+TEST(ApiAutograd, CustomFunctionKeepsNonTensorsInSavedData) {
+  // libtorch's custom-function idiom: saved_data[...] = double; backward reads toDouble().
+  struct MulConstant : public torch::autograd::Function<MulConstant> {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, torch::Tensor t, double c) {
+      ctx->saved_data["constant"] = c;
+      return t * c;
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+      EXPECT_TRUE(ctx->saved_data["constant"].isDouble());
+      return {grads[0] * ctx->saved_data["constant"].toDouble(), torch::Tensor()};
+    }
+  };
+  torch::Tensor x = torch::ones({3}, torch::requires_grad());
+  MulConstant::apply(x, 5.5).sum().backward();
+  EXPECT_TRUE(torch::allclose(x.grad(), torch::full({3}, 5.5)));
 }
 
 TEST(ApiOptions, RequiresGradInEveryFactory) {
