@@ -1,0 +1,47 @@
+#pragma once
+/// LSTM: PyTorch's multi-layer long short-term memory, gates (i, f, g, o).
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "c10/core/Tensor.h"
+#include "c10/macros/Export.h"
+#include "frontend/nn/module.h"
+#include "frontend/nn/options/rnn.h"
+#include "frontend/nn/pimpl.h"
+
+namespace ember::nn {
+
+/// A stack of LSTM layers. Parameters per layer k (and direction, "_reverse"):
+/// weight_ih_lk (4H, in), weight_hh_lk (4H, H_out), bias_ih_lk, bias_hh_lk (4H),
+/// weight_hr_lk (proj_size, H) with a projection; all ~ U(-1/sqrt(H), 1/sqrt(H)).
+class EMBER_API LSTMImpl : public Cloneable<LSTMImpl> {
+ public:
+  LSTMImpl(int64_t input_size, int64_t hidden_size)
+      : LSTMImpl(LSTMOptions(input_size, hidden_size)) {}
+  explicit LSTMImpl(const LSTMOptions& options);
+  void reset() override;
+  /// Re-draws every parameter.
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  /// input (T, B, in) (batch_first: (B, T, in); unbatched: (T, in)) and optional (h_0, c_0)
+  /// -> (output, (h_n, c_n)).
+  std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(
+      const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
+  /// Does nothing: there is no fused weight buffer to compact.
+  void flatten_parameters() {}
+  /// The parameters in PyTorch's flat order.
+  std::vector<Tensor> all_weights() const;
+
+  LSTMOptions options;
+
+ private:
+  // The names of layer*direction k's parameters, in order.
+  std::vector<std::vector<std::string>> weight_names_;
+};
+EMBER_MODULE(LSTM);
+
+}  // namespace ember::nn

@@ -1,0 +1,32 @@
+#pragma once
+/// Options of LSTM (libtorch's LSTMOptions).
+
+#include <cstdint>
+
+#include "frontend/nn/arg.h"
+
+namespace ember::nn {
+
+/// LSTM(LSTMOptions(input_size, hidden_size).num_layers(2).batch_first(true)).
+struct LSTMOptions {
+  LSTMOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  /// The features of each input step.
+  EMBER_ARG(int64_t, input_size);
+  /// The features of the hidden state.
+  EMBER_ARG(int64_t, hidden_size);
+  /// The number of stacked layers.
+  EMBER_ARG(int64_t, num_layers) = 1;
+  /// Whether the layers have biases b_ih and b_hh.
+  EMBER_ARG(bool, bias) = true;
+  /// Whether input and output are (batch, seq, feature) rather than (seq, batch, feature).
+  EMBER_ARG(bool, batch_first) = false;
+  /// The dropout applied to the outputs of every layer but the last (in training).
+  EMBER_ARG(double, dropout) = 0.0;
+  /// Whether each layer also runs backwards in time.
+  EMBER_ARG(bool, bidirectional) = false;
+  /// The size of a projection of h (0: none).
+  EMBER_ARG(int64_t, proj_size) = 0;
+};
+
+}  // namespace ember::nn

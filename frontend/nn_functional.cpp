@@ -1,0 +1,341 @@
+// nn::functional: libtorch's functional forms over the generated operators (the kernels
+// Python's ember.nn.functional calls).
+
+#include "frontend/nn/functional.h"
+
+#include <optional>
+#include <vector>
+
+#include "aten/TensorFactories.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/Functions.h"
+
+namespace ember::nn::functional {
+
+namespace {
+
+std::optional<Tensor> opt(const Tensor& t) {
+  return t.defined() ? std::optional<Tensor>(t) : std::nullopt;
+}
+
+void check_dropout_p(const char* name, double p) {
+  EMBER_CHECK_VALUE(p >= 0.0 && p <= 1.0, name, "(): expected the dropout probability p to be ",
+                    "between 0 and 1, but got ", p);
+}
+
+// A (N, C, *spatial) view of a batched or unbatched input, and whether it was unbatched.
+template <size_t D>
+std::pair<Tensor, bool> batched(const char* name, const Tensor& input) {
+  if (input.dim() == static_cast<int64_t>(D) + 1) return {input.unsqueeze(0), true};
+  EMBER_CHECK_VALUE(input.dim() == static_cast<int64_t>(D) + 2, name, "(): expected ", D + 1,
+                    "D (unbatched) or ", D + 2, "D (batched) input, but got input of size: ",
+                    input.sizes());
+  return {input, false};
+}
+
+template <size_t D>
+Tensor conv_nd(const char* name, const Tensor& input, const Tensor& weight,
+               const ConvFuncOptions<D>& options) {
+  auto [x, unbatched] = batched<D>(name, input);
+  EMBER_CHECK_VALUE(weight.dim() == static_cast<int64_t>(D) + 2, name, "(): expected a ", D + 2,
+                    "-D weight, but got weight of size ", weight.sizes());
+  std::vector<int64_t> padding(D, 0);
+  if (const auto* sizes = std::get_if<ExpandingArray<D>>(&options.padding())) {
+    padding = sizes->vec();
+  } else if (std::holds_alternative<enumtype::kSame>(options.padding())) {
+    for (size_t i = 0; i < D; ++i) {
+      EMBER_CHECK_VALUE(options.stride()[i] == 1, name,
+                        "(): padding='same' is not supported for strided convolutions");
+    }
+    // The odd pixel of padding goes after the input, as in PyTorch.
+    std::vector<int64_t> extra;
+    for (size_t i = D; i-- > 0;) {
+      const int64_t total = options.dilation()[i] * (weight.size(static_cast<int64_t>(i) + 2) - 1);
+      padding[i] = total / 2;
+      extra.push_back(0);
+      extra.push_back(total % 2);
+    }
+    bool any = false;
+    for (int64_t e : extra) any = any || e != 0;
+    if (any) x = pad(x, PadFuncOptions(extra));
+  }
+  const std::vector<int64_t> no_output_padding(D, 0);
+  Tensor out = ::ember::convolution(x, weight, opt(options.bias()), options.stride(), padding,
+                                    options.dilation(), false, no_output_padding,
+                                    options.groups());
+  return unbatched ? out.squeeze(0) : out;
+}
+
+template <size_t D>
+Tensor conv_transpose_nd(const char* name, const Tensor& input, const Tensor& weight,
+                         const ConvTransposeFuncOptions<D>& options) {
+  auto [x, unbatched] = batched<D>(name, input);
+  Tensor out = ::ember::convolution(x, weight, opt(options.bias()), options.stride(),
+                                    options.padding(), options.dilation(), true,
+                                    options.output_padding(), options.groups());
+  return unbatched ? out.squeeze(0) : out;
+}
+
+// The indices of a dim of size n padded by (before, after) in a non-constant mode.
+Tensor pad_indices(int64_t n, int64_t before, int64_t after, const PadFuncOptions::mode_t& mode) {
+  std::vector<int64_t> idx;
+  for (int64_t i = -before; i < n + after; ++i) {
+    int64_t j = i;
+    if (std::holds_alternative<enumtype::kReplicate>(mode)) {
+      j = i < 0 ? 0 : (i >= n ? n - 1 : i);
+    } else if (std::holds_alternative<enumtype::kReflect>(mode)) {
+      j = i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);
+    } else {
+      j = ((i % n) + n) % n;
+    }
+    idx.push_back(j);
+  }
+  return ::ember::tensor(idx);
+}
+
+}  // namespace
+
+Tensor relu(const Tensor& input, const ReLUFuncOptions& options) {
+  return options.inplace() ? ::ember::relu_(input) : ::ember::relu(input);
+}
+Tensor relu6(const Tensor& input, const ReLU6FuncOptions& options) {
+  return options.inplace() ? ::ember::relu6_(input) : ::ember::relu6(input);
+}
+Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options) {
+  return options.inplace() ? ::ember::leaky_relu_(input, options.negative_slope())
+                           : ::ember::leaky_relu(input, options.negative_slope());
+}
+Tensor elu(const Tensor& input, const ELUFuncOptions& options) {
+  return options.inplace() ? ::ember::elu_(input, options.alpha())
+                           : ::ember::elu(input, options.alpha());
+}
+Tensor selu(const Tensor& input, const SELUFuncOptions& options) {
+  return options.inplace() ? ::ember::selu_(input) : ::ember::selu(input);
+}
+Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
+  EMBER_CHECK_VALUE(options.approximate() == "none" || options.approximate() == "tanh",
+                    "gelu(): expected approximate to be 'none' or 'tanh', but got '",
+                    options.approximate(), "'");
+  return ::ember::gelu(input, options.approximate());
+}
+Tensor silu(const Tensor& input) { return ::ember::silu(input); }
+Tensor mish(const Tensor& input) { return ::ember::mish(input); }
+Tensor sigmoid(const Tensor& input) { return ::ember::sigmoid(input); }
+Tensor tanh(const Tensor& input) { return ::ember::tanh(input); }
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
+  return ::ember::softplus(input, options.beta(), options.threshold());
+}
+Tensor hardtanh(const Tensor& input, const HardtanhFuncOptions& options) {
+  EMBER_CHECK_VALUE(options.max_val() > options.min_val(),
+                    "hardtanh(): expected max_val to be greater than min_val, but got min_val=",
+                    options.min_val(), " and max_val=", options.max_val());
+  return ::ember::hardtanh(input, options.min_val(), options.max_val());
+}
+Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options) {
+  return ::ember::softmax(input, options.dim(), options.dtype());
+}
+Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
+  return ::ember::log_softmax(input, options.dim(), options.dtype());
+}
+
+Tensor dropout(const Tensor& input, const DropoutFuncOptions& options) {
+  check_dropout_p("dropout", options.p());
+  return options.inplace() ? ::ember::dropout_(input, options.p(), options.training())
+                           : ::ember::dropout(input, options.p(), options.training());
+}
+Tensor dropout2d(const Tensor& input, const Dropout2dFuncOptions& options) {
+  check_dropout_p("dropout2d", options.p());
+  EMBER_CHECK_VALUE(input.dim() == 3 || input.dim() == 4,
+                    "dropout2d(): expected a 3-D (unbatched) or 4-D (batched) input, but got ",
+                    input.dim(), "-D");
+  // An unbatched (C, H, W) input drops whole channels too: give it a batch of one.
+  const bool unbatched = input.dim() == 3;
+  const Tensor x = unbatched ? input.unsqueeze(0) : input;
+  Tensor out = options.inplace() ? ::ember::feature_dropout_(x, options.p(), options.training())
+                                 : ::ember::feature_dropout(x, options.p(), options.training());
+  return unbatched ? out.squeeze(0) : out;
+}
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  return ::ember::linear(input, weight, opt(bias));
+}
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options) {
+  return conv_nd<1>("conv1d", input, weight, options);
+}
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options) {
+  return conv_nd<2>("conv2d", input, weight, options);
+}
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options) {
+  return conv_nd<3>("conv3d", input, weight, options);
+}
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose1dFuncOptions& options) {
+  return conv_transpose_nd<1>("conv_transpose1d", input, weight, options);
+}
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose2dFuncOptions& options) {
+  return conv_transpose_nd<2>("conv_transpose2d", input, weight, options);
+}
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose3dFuncOptions& options) {
+  return conv_transpose_nd<3>("conv_transpose3d", input, weight, options);
+}
+
+Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& options) {
+  EMBER_CHECK_VALUE(input.dim() == 2 || input.dim() == 3,
+                    "max_pool1d(): expected a 2-D or 3-D input, but got ", input.dim(), "-D");
+  // A 2-d pool of height 1, as Python's max_pool1d.
+  auto [out, idx] = ::ember::max_pool2d_with_indices(
+      input.unsqueeze(-2), {1, options.kernel_size()[0]}, {1, options.stride()[0]},
+      {0, options.padding()[0]}, {1, options.dilation()[0]}, options.ceil_mode());
+  return out.squeeze(-2);
+}
+Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options) {
+  return std::get<0>(max_pool2d_with_indices(input, options));
+}
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
+                                                   const MaxPool2dFuncOptions& options) {
+  return ::ember::max_pool2d_with_indices(input, options.kernel_size(), options.stride(),
+                                          options.padding(), options.dilation(),
+                                          options.ceil_mode());
+}
+Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& options) {
+  EMBER_CHECK_VALUE(input.dim() == 2 || input.dim() == 3,
+                    "avg_pool1d(): expected a 2-D or 3-D input, but got ", input.dim(), "-D");
+  return ::ember::avg_pool2d(input.unsqueeze(-2), {1, options.kernel_size()[0]},
+                             {1, options.stride()[0]}, {0, options.padding()[0]},
+                             options.ceil_mode(), options.count_include_pad())
+      .squeeze(-2);
+}
+Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options) {
+  return ::ember::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding(),
+                             options.ceil_mode(), options.count_include_pad(),
+                             options.divisor_override());
+}
+
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const BatchNormFuncOptions& options) {
+  if (options.training()) {
+    int64_t per_channel = input.numel() / std::max<int64_t>(input.dim() > 1 ? input.size(1) : 1, 1);
+    EMBER_CHECK_VALUE(per_channel > 1,
+                      "batch_norm(): expected more than 1 value per channel when training, got ",
+                      "input size ", input.sizes());
+  }
+  return ::ember::batch_norm(input, opt(options.weight()), opt(options.bias()), opt(running_mean),
+                             opt(running_var), options.training(),
+                             options.momentum().value_or(0.0), options.eps(), false);
+}
+Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
+  return ::ember::layer_norm(input, options.normalized_shape(), opt(options.weight()),
+                             opt(options.bias()), options.eps(), false);
+}
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options) {
+  return ::ember::group_norm(input, options.num_groups(), opt(options.weight()),
+                             opt(options.bias()), options.eps(), false);
+}
+
+Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
+  EMBER_CHECK_VALUE(weight.dim() == 2, "embedding(): expected a 2-D weight, but got ",
+                    weight.dim(), "-D");
+  EMBER_CHECK_NOT_IMPLEMENTED(!options.sparse(),
+                              "embedding(): sparse gradients are not supported; use sparse(false)");
+  int64_t padding_idx = -1;
+  if (options.padding_idx()) {
+    padding_idx = *options.padding_idx();
+    const int64_t rows = weight.size(0);
+    EMBER_CHECK_VALUE(padding_idx < rows && padding_idx >= -rows,
+                      "embedding(): expected padding_idx to be within num_embeddings (", rows,
+                      "), but got ", padding_idx);
+    if (padding_idx < 0) padding_idx += rows;
+  }
+  return ::ember::embedding(weight, input, padding_idx, options.scale_grad_by_freq(), false);
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
+  return ::ember::mse_loss(input, target, reduction_enum(options.reduction()));
+}
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
+  return ::ember::l1_loss(input, target, reduction_enum(options.reduction()));
+}
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      const SmoothL1LossFuncOptions& options) {
+  return ::ember::smooth_l1_loss(input, target, reduction_enum(options.reduction()),
+                                 options.beta());
+}
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
+  return ::ember::nll_loss(input, target, opt(options.weight()),
+                           reduction_enum(options.reduction()), options.ignore_index());
+}
+Tensor cross_entropy(const Tensor& input, const Tensor& target,
+                     const CrossEntropyFuncOptions& options) {
+  return ::ember::cross_entropy_loss(input, target, opt(options.weight()),
+                                     reduction_enum(options.reduction()), options.ignore_index(),
+                                     options.label_smoothing());
+}
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const BinaryCrossEntropyFuncOptions& options) {
+  return ::ember::binary_cross_entropy(input, target, opt(options.weight()),
+                                       reduction_enum(options.reduction()));
+}
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const BinaryCrossEntropyWithLogitsFuncOptions& options) {
+  return ::ember::binary_cross_entropy_with_logits(input, target, opt(options.weight()),
+                                                   opt(options.pos_weight()),
+                                                   reduction_enum(options.reduction()));
+}
+
+Tensor pad(const Tensor& input, const PadFuncOptions& options) {
+  const std::vector<int64_t>& amounts = options.pad();
+  EMBER_CHECK_VALUE(amounts.size() % 2 == 0, "pad(): expected the padding length to be ",
+                    "divisible by 2, but got ", amounts.size());
+  const int64_t k = static_cast<int64_t>(amounts.size()) / 2;
+  EMBER_CHECK_VALUE(k <= input.dim(), "pad(): expected the padding length to be at most two ",
+                    "times the input dimension, but got padding length ", amounts.size(),
+                    " and input of dimension ", input.dim());
+  const bool constant = std::holds_alternative<enumtype::kConstant>(options.mode());
+  EMBER_CHECK_VALUE(constant || options.value() == 0,
+                    "pad(): only constant padding takes a value");
+  Tensor out = input;
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t dim = input.dim() - 1 - i;
+    int64_t before = amounts[2 * i], after = amounts[2 * i + 1];
+    if (before < 0) {
+      out = out.narrow(dim, -before, out.size(dim) + before);
+      before = 0;
+    }
+    if (after < 0) {
+      out = out.narrow(dim, 0, out.size(dim) + after);
+      after = 0;
+    }
+    if (before == 0 && after == 0) continue;
+    const int64_t n = out.size(dim);
+    if (constant) {
+      std::vector<Tensor> parts;
+      std::vector<int64_t> shape = out.sizes().vec();
+      if (before) {
+        shape[dim] = before;
+        parts.push_back(::ember::full(shape, options.value(), TensorOptions().dtype(out.scalar_type())));
+      }
+      parts.push_back(out);
+      if (after) {
+        shape[dim] = after;
+        parts.push_back(::ember::full(shape, options.value(), TensorOptions().dtype(out.scalar_type())));
+      }
+      out = ::ember::cat(parts, dim);
+      continue;
+    }
+    const bool reflect = std::holds_alternative<enumtype::kReflect>(options.mode());
+    EMBER_CHECK_VALUE(n > 0, "pad(): expected a non-empty dim ", dim, " to pad");
+    EMBER_CHECK_VALUE(!reflect || (before < n && after < n),
+                      "pad(): expected reflect padding (", before, ", ", after,
+                      ") to be smaller than the size of dim ", dim, " (", n, ")");
+    EMBER_CHECK_VALUE(reflect || !std::holds_alternative<enumtype::kCircular>(options.mode()) ||
+                          (before <= n && after <= n),
+                      "pad(): expected circular padding (", before, ", ", after,
+                      ") to be at most the size of dim ", dim, " (", n, ")");
+    out = out.index_select(dim, pad_indices(n, before, after, options.mode()));
+  }
+  return out;
+}
+
+}  // namespace ember::nn::functional
