@@ -338,4 +338,106 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
   return out;
 }
 
+Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
+  EMBER_CHECK_VALUE(input.dim() == 3 || input.dim() == 4,
+                    "adaptive_avg_pool2d(): expected a 3-D or 4-D input, but got ", input.dim(), "-D");
+  // A window of the output is a product of ranges per dim, so its mean is the mean over
+  // one dim of the means over the other: pool the two dims one after the other.
+  Tensor out = input;
+  for (int64_t k = 0; k < 2; ++k) {
+    const int64_t dim = input.dim() - 2 + k, in = out.size(dim), n = output_size[static_cast<size_t>(k)];
+    EMBER_CHECK_VALUE(n > 0, "adaptive_avg_pool2d(): expected a positive output_size, but got ",
+                      output_size);
+    std::vector<Tensor> parts;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t start = (i * in) / n, end = ((i + 1) * in + n - 1) / n;
+      parts.push_back(out.narrow(dim, start, end - start).mean({dim}, /*keepdim=*/true));
+    }
+    out = ::ember::cat(parts, dim);
+  }
+  return out;
+}
+
 }  // namespace ember::nn::functional
+
+namespace ember {
+
+namespace {
+
+template <size_t D>
+ExpandingArray<D> expand_sizes(const char* op, const char* what, IntArrayRef v) {
+  EMBER_CHECK_VALUE(v.size() == 1 || v.size() == D, op, "(): expected ", what, " to have 1 or ", D,
+                    " values, but got ", v);
+  return v.size() == 1 ? ExpandingArray<D>(v[0]) : ExpandingArray<D>(v);
+}
+
+template <size_t D>
+Tensor conv_top_level(const char* op, const Tensor& input, const Tensor& weight,
+                      const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
+                      IntArrayRef dilation, int64_t groups) {
+  nn::functional::ConvFuncOptions<D> o;
+  o.bias(bias.value_or(Tensor()))
+      .stride(expand_sizes<D>(op, "stride", stride))
+      .padding(expand_sizes<D>(op, "padding", padding))
+      .dilation(expand_sizes<D>(op, "dilation", dilation))
+      .groups(groups);
+  if constexpr (D == 1) return nn::functional::conv1d(input, weight, o);
+  else if constexpr (D == 2) return nn::functional::conv2d(input, weight, o);
+  else return nn::functional::conv3d(input, weight, o);
+}
+
+}  // namespace
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_top_level<1>("conv1d", input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_top_level<2>("conv2d", input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_top_level<3>("conv3d", input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding,
+                        int64_t groups, IntArrayRef dilation) {
+  const char* op = "conv_transpose2d";
+  nn::functional::ConvTranspose2dFuncOptions o;
+  o.bias(bias.value_or(Tensor()))
+      .stride(expand_sizes<2>(op, "stride", stride))
+      .padding(expand_sizes<2>(op, "padding", padding))
+      .output_padding(expand_sizes<2>(op, "output_padding", output_padding))
+      .groups(groups)
+      .dilation(expand_sizes<2>(op, "dilation", dilation));
+  return nn::functional::conv_transpose2d(input, weight, o);
+}
+Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const char* op = "max_pool2d";
+  const ExpandingArray<2> k = expand_sizes<2>(op, "kernel_size", kernel_size);
+  nn::functional::MaxPool2dFuncOptions o(k);
+  o.stride(stride.empty() ? k : expand_sizes<2>(op, "stride", stride))
+      .padding(expand_sizes<2>(op, "padding", padding))
+      .dilation(expand_sizes<2>(op, "dilation", dilation))
+      .ceil_mode(ceil_mode);
+  return nn::functional::max_pool2d(self, o);
+}
+Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                  IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const char* op = "max_pool1d";
+  const ExpandingArray<1> k = expand_sizes<1>(op, "kernel_size", kernel_size);
+  nn::functional::MaxPool1dFuncOptions o(k);
+  o.stride(stride.empty() ? k : expand_sizes<1>(op, "stride", stride))
+      .padding(expand_sizes<1>(op, "padding", padding))
+      .dilation(expand_sizes<1>(op, "dilation", dilation))
+      .ceil_mode(ceil_mode);
+  return nn::functional::max_pool1d(self, o);
+}
+Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  return nn::functional::adaptive_avg_pool2d(
+      self, expand_sizes<2>("adaptive_avg_pool2d", "output_size", output_size));
+}
+
+}  // namespace ember

@@ -251,6 +251,13 @@ void AvgPool2dImpl::pretty_print(std::ostream& s) const {
 }
 Tensor AvgPool2dImpl::forward(const Tensor& input) { return F::avg_pool2d(input, options); }
 
+void AdaptiveAvgPool2dImpl::pretty_print(std::ostream& s) const {
+  s << kModulePrefix << "AdaptiveAvgPool2d(output_size=" << options.output_size() << ")";
+}
+Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) {
+  return F::adaptive_avg_pool2d(input, options.output_size());
+}
+
 // ---- Losses ------------------------------------------------------------------------------
 
 #define EMBER_LOSS_BOILERPLATE(Name)                                              \

@@ -3,6 +3,9 @@
 /// the modules, each with an options object; they call the same operators Python's
 /// ember.nn.functional does.
 
+#include <optional>
+#include <tuple>
+
 #include "c10/core/Tensor.h"
 #include "c10/macros/Export.h"
 #include "frontend/nn/options/activation.h"
@@ -129,4 +132,42 @@ EMBER_API Tensor binary_cross_entropy_with_logits(
 /// Pads (or, with negative amounts, crops) the last len(pad) / 2 dims.
 EMBER_API Tensor pad(const Tensor& input, const PadFuncOptions& options);
 
+// Adaptive pooling.
+/// Means over PyTorch's adaptive windows: output (*, output_size[0], output_size[1]).
+EMBER_API Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size);
+
 }  // namespace ember::nn::functional
+
+namespace ember {
+
+// libtorch's top-level spellings of ops that Ember has only as composites (no YAML entry):
+// a single-element size list expands to every spatial dim, as in libtorch.
+/// 1-d convolution.
+EMBER_API Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+                        IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1},
+                        int64_t groups = 1);
+/// 2-d convolution.
+EMBER_API Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+                        IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1},
+                        int64_t groups = 1);
+/// 3-d convolution.
+EMBER_API Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+                        IntArrayRef stride = {1}, IntArrayRef padding = {0}, IntArrayRef dilation = {1},
+                        int64_t groups = 1);
+/// 2-d transposed convolution.
+EMBER_API Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                                  const std::optional<Tensor>& bias = {}, IntArrayRef stride = {1},
+                                  IntArrayRef padding = {0}, IntArrayRef output_padding = {0},
+                                  int64_t groups = 1, IntArrayRef dilation = {1});
+/// Maxima of sliding windows over the last two dims (stride defaults to kernel_size).
+EMBER_API Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                            IntArrayRef padding = {0}, IntArrayRef dilation = {1},
+                            bool ceil_mode = false);
+/// Maxima of sliding windows over the last dim.
+EMBER_API Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                            IntArrayRef padding = {0}, IntArrayRef dilation = {1},
+                            bool ceil_mode = false);
+/// Means over adaptive windows of the last two dims.
+EMBER_API Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size);
+
+}  // namespace ember

@@ -58,4 +58,15 @@ class EMBER_API AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
 };
 EMBER_MODULE(AvgPool2d);
 
+/// Means over PyTorch's adaptive windows of the last two dims.
+class EMBER_API AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
+ public:
+  explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  AdaptiveAvgPool2dOptions options;
+};
+EMBER_MODULE(AdaptiveAvgPool2d);
+
 }  // namespace ember::nn

@@ -42,7 +42,17 @@ struct AvgPoolOptions {
 using AvgPool1dOptions = AvgPoolOptions<1>;
 using AvgPool2dOptions = AvgPoolOptions<2>;
 
+/// AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions({7, 7})).
+template <size_t D>
+struct AdaptiveAvgPoolOptions {
+  /*implicit*/ AdaptiveAvgPoolOptions(ExpandingArray<D> output_size) : output_size_(output_size) {}
+  /// The output's spatial size.
+  EMBER_ARG(ExpandingArray<D>, output_size);
+};
+using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<2>;
+
 namespace functional {
+using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
 using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
 using AvgPool1dFuncOptions = AvgPool1dOptions;

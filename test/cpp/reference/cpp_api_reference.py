@@ -266,6 +266,7 @@ def nn_cases():
     c["max_pool1d"] = F.max_pool1d(Y, 2)
     c["avg_pool1d"] = F.avg_pool1d(Y, 3, stride=1)
     c["flatten"] = nn.Flatten()(Y)
+    c["adaptive_avg_pool2d"] = F.adaptive_avg_pool2d(P(1, 2, 5, 7), (2, 3))
     c["pad_constant"] = F.pad(X, (1, 2), value=0.5)
     c["pad_reflect"] = F.pad(y4, (2, 1, 1, 2), mode="reflect")
     c["pad_replicate"] = F.pad(y4, (2, 1, 1, 2), mode="replicate")
