@@ -16,3 +16,4 @@
 #include "frontend/nn/modules/rnn.h"
 #include "frontend/nn/ordered_dict.h"
 #include "frontend/nn/pimpl.h"
+#include "frontend/nn/utils.h"

@@ -13,6 +13,26 @@ Tensor AnyModule::forward(const Tensor& input) const {
   return forward_(input);
 }
 
+AnyModule AnyModule::clone(const std::optional<Device>& device) const {
+  EMBER_CHECK(module_ != nullptr, "AnyModule::clone(): called on an empty AnyModule");
+  return rebind_(module_->clone(device));
+}
+
+std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<SequentialImpl>();
+  const auto names = children_.keys();
+  for (size_t i = 0; i < modules_.size(); ++i) copy->push_back_any(names[i], modules_[i].clone(device));
+  copy->train(is_training());
+  return copy;
+}
+
+std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleListImpl>();
+  for (const auto& m : modules_) copy->push_back_module(m->clone(device));
+  copy->train(is_training());
+  return copy;
+}
+
 SequentialImpl::SequentialImpl(std::initializer_list<NamedAnyModule> named_modules) {
   for (const NamedAnyModule& m : named_modules) push_back_any(m.name(), m.module());
 }

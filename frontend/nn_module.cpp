@@ -200,6 +200,45 @@ void Module::apply(const NamedModulePointerApplyFunction& function,
   }
 }
 
+std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
+  EMBER_THROW(NotImplementedError, "clone() has not been implemented for ", name(),
+              ". Subclass ember::nn::Cloneable<", name(), "> instead of ember::nn::Module to ",
+              "inherit the ability to clone");
+}
+
+void Module::clone_(Module&, const std::optional<Device>&) {
+  EMBER_THROW(NotImplementedError, "clone() has not been implemented for ", name(),
+              ". Subclass ember::nn::Cloneable<", name(), "> instead of ember::nn::Module to ",
+              "inherit the ability to clone");
+}
+
+void Module::copy_state_into(Module& copy, const std::optional<Device>& device) const {
+  autograd::NoGradGuard no_grad;
+  EMBER_CHECK(copy.parameters_.keys() == parameters_.keys() && copy.buffers_.keys() == buffers_.keys(),
+              "clone(): the cloned ", name(), " does not have the same parameters and buffers as ",
+              "the original after reset(); register them in reset(), not in the constructor");
+  auto copy_tensor = [&](const Tensor& from, Tensor& to) {
+    if (!from.defined()) {
+      to = Tensor();
+      return;
+    }
+    const Tensor data = device && from.device() != *device ? from.to(*device, from.scalar_type())
+                                                           : from.clone();
+    if (to.defined()) {
+      to.impl()->set_data(*data.impl());
+    } else {
+      to = data;
+    }
+  };
+  for (const auto& p : parameters_) copy_tensor(p.value(), copy.parameters_[p.key()]);
+  for (const auto& b : buffers_) copy_tensor(b.value(), copy.buffers_[b.key()]);
+  EMBER_CHECK(copy.children_.keys() == children_.keys(), "clone(): the cloned ", name(),
+              " does not have the same submodules as the original after reset(); register ",
+              "them in reset(), not in the constructor");
+  for (const auto& child : children_) copy.children_[child.key()]->clone_(*child.value(), device);
+  copy.is_training_ = is_training_;
+}
+
 void Module::pretty_print(std::ostream& stream) const { stream << name(); }
 
 void Module::pretty_print_recursive(std::ostream& stream, const std::string& indentation) const {

@@ -117,6 +117,10 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
     }
   }
 
+  /// A deep copy of the module (its own parameters, buffers and submodules), optionally on
+  /// device. Modules derived from Cloneable<Derived> have one; others throw.
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
+
   /// Writes the module's one-line description (without its children); the default is
   /// name().
   virtual void pretty_print(std::ostream& stream) const;
@@ -156,6 +160,32 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   void pretty_print_recursive(std::ostream& stream, const std::string& indentation) const;
 
  protected:
+  /// Makes this module a deep copy of other (of the same type): how clone() copies children.
+  virtual void clone_(Module& other, const std::optional<Device>& device);
+
+  /// clone() of a Derived module: a copy of it rebuilt by reset(), then given copies of the
+  /// original's tensors; children are cloned into the rebuilt ones.
+  template <class Derived>
+  static std::shared_ptr<Module> clone_as(const Derived& self, const std::optional<Device>& device) {
+    auto copy = std::make_shared<Derived>(self);
+    copy->parameters_.clear();
+    copy->buffers_.clear();
+    copy->children_.clear();
+    copy->reset();
+    self.copy_state_into(*copy, device);
+    return copy;
+  }
+  /// other.clone() as a Derived (throws when other is another type).
+  template <class Derived>
+  static Derived clone_checked(Module& other, const std::optional<Device>& device) {
+    auto copy = std::dynamic_pointer_cast<Derived>(other.clone(device));
+    EMBER_CHECK(copy != nullptr, "clone(): cannot copy a ", other.name(), " into another type");
+    return std::move(*copy);
+  }
+  // The second half of clone_as (out of line): checks copy was rebuilt with the same
+  // names, copies tensors (to device) and clones children into copy's.
+  void copy_state_into(Module& copy, const std::optional<Device>& device) const;
+
   /// The module's own parameters, buffers and children (not its descendants').
   OrderedDict<std::string, Tensor> parameters_{"Parameter"};
   OrderedDict<std::string, Tensor> buffers_{"Buffer"};
@@ -182,6 +212,14 @@ class Cloneable : public Module {
   using Module::Module;
   /// (Re)creates the module's parameters, buffers and submodules from its options.
   virtual void reset() = 0;
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return clone_as(static_cast<const Derived&>(*this), device);
+  }
+
+ protected:
+  void clone_(Module& other, const std::optional<Device>& device) override {
+    *static_cast<Derived*>(this) = clone_checked<Derived>(other, device);
+  }
 };
 
 }  // namespace ember::nn

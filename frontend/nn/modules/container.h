@@ -6,6 +6,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -28,6 +29,11 @@ class EMBER_API AnyModule {
   /// From a shared_ptr to a module.
   template <class ModuleType, class = std::enable_if_t<std::is_base_of_v<Module, ModuleType>>>
   explicit AnyModule(std::shared_ptr<ModuleType> module) : module_(module) {
+    rebind_ = [](std::shared_ptr<Module> m) {
+      auto typed = std::dynamic_pointer_cast<ModuleType>(std::move(m));
+      EMBER_CHECK(typed != nullptr, "AnyModule::clone(): the clone has another type");
+      return AnyModule(std::move(typed));
+    };
     if constexpr (requires(ModuleType& m, const Tensor& x) {
                     { m.forward(x) } -> std::convertible_to<Tensor>;
                   }) {
@@ -45,6 +51,8 @@ class EMBER_API AnyModule {
 
   /// Calls the module's forward(Tensor); throws when it has none.
   Tensor forward(const Tensor& input) const;
+  /// A deep copy of the module (Module::clone), keeping its type.
+  AnyModule clone(const std::optional<Device>& device = std::nullopt) const;
   /// The module.
   const std::shared_ptr<Module>& ptr() const { return module_; }
   /// Whether a module is held.
@@ -53,6 +61,7 @@ class EMBER_API AnyModule {
  private:
   std::shared_ptr<Module> module_;
   std::function<Tensor(const Tensor&)> forward_;
+  std::function<AnyModule(std::shared_ptr<Module>)> rebind_;
 };
 
 /// A (name, module) pair: `Sequential({{"fc", Linear(3, 2)}, {"act", ReLU()}})`.
@@ -95,6 +104,8 @@ class EMBER_API SequentialImpl : public Cloneable<SequentialImpl> {
   /// From named modules.
   explicit SequentialImpl(std::initializer_list<NamedAnyModule> named_modules);
   void reset() override {}
+  /// A Sequential of clones of the modules, with the same names.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   void pretty_print(std::ostream& stream) const override;
 
   /// Appends a module, named by its position.
@@ -179,6 +190,8 @@ class EMBER_API ModuleListImpl : public Cloneable<ModuleListImpl> {
     (push_back(std::forward<Modules>(modules)), ...);
   }
   void reset() override {}
+  /// A ModuleList of clones of the modules.
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   void pretty_print(std::ostream& stream) const override;
 
   /// Appends a module.

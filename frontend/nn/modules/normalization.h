@@ -42,6 +42,14 @@ class EMBER_API BatchNormImplBase : public Module {
 class EMBER_API BatchNorm1dImpl : public BatchNormImplBase {
  public:
   explicit BatchNorm1dImpl(const BatchNorm1dOptions& options) : BatchNormImplBase(options, 1) {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return clone_as(*this, device);
+  }
+
+ protected:
+  void clone_(Module& other, const std::optional<Device>& device) override {
+    *this = clone_checked<BatchNorm1dImpl>(other, device);
+  }
 };
 EMBER_MODULE(BatchNorm1d);
 
@@ -49,6 +57,14 @@ EMBER_MODULE(BatchNorm1d);
 class EMBER_API BatchNorm2dImpl : public BatchNormImplBase {
  public:
   explicit BatchNorm2dImpl(const BatchNorm2dOptions& options) : BatchNormImplBase(options, 2) {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return clone_as(*this, device);
+  }
+
+ protected:
+  void clone_(Module& other, const std::optional<Device>& device) override {
+    *this = clone_checked<BatchNorm2dImpl>(other, device);
+  }
 };
 EMBER_MODULE(BatchNorm2d);
 
@@ -56,6 +72,14 @@ EMBER_MODULE(BatchNorm2d);
 class EMBER_API BatchNorm3dImpl : public BatchNormImplBase {
  public:
   explicit BatchNorm3dImpl(const BatchNorm3dOptions& options) : BatchNormImplBase(options, 3) {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override {
+    return clone_as(*this, device);
+  }
+
+ protected:
+  void clone_(Module& other, const std::optional<Device>& device) override {
+    *this = clone_checked<BatchNorm3dImpl>(other, device);
+  }
 };
 EMBER_MODULE(BatchNorm3d);
 

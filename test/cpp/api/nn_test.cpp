@@ -469,6 +469,37 @@ TEST(NnContainer, SequentialModuleListAndFunctional) {
   EXPECT_TRUE(lambda(api_test::X()).equal(api_test::X() * 2));
 }
 
+TEST(NnModule, CloneIsDeep) {
+  torch::nn::Sequential seq(torch::nn::Linear(3, 4), torch::nn::BatchNorm1d(4), torch::nn::ReLU(),
+                            torch::nn::Linear(4, 2));
+  seq->eval();
+  auto copy = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(seq->clone());
+  ASSERT_NE(copy, nullptr);
+  EXPECT_FALSE(copy->is_training());
+  auto original = seq->named_parameters(), cloned = copy->named_parameters();
+  EXPECT_EQ(original.keys(), cloned.keys());
+  EXPECT_EQ(seq->named_buffers().keys(), copy->named_buffers().keys());
+  for (const auto& p : original) {
+    EXPECT_TRUE(p.value().equal(cloned[p.key()])) << p.key();
+    EXPECT_FALSE(p.value().is_same(cloned[p.key()])) << p.key();
+    EXPECT_TRUE(cloned[p.key()].requires_grad()) << p.key();
+  }
+  EXPECT_TRUE(copy->forward(api_test::X()).equal(seq->forward(api_test::X())));
+  // The copy's modules are its own: changing one leaves the other.
+  set(copy->at<torch::nn::LinearImpl>(0).weight, torch::zeros({4, 3}));
+  EXPECT_FALSE(seq->at<torch::nn::LinearImpl>(0).weight.equal(torch::zeros({4, 3})));
+  EXPECT_TRUE(copy->ptr<torch::nn::LinearImpl>(0)->weight.is_same(copy->named_parameters()["0.weight"]));
+
+  torch::nn::LSTM lstm(torch::nn::LSTMOptions(3, 4).bidirectional(true));
+  auto lstm_copy = std::dynamic_pointer_cast<torch::nn::LSTMImpl>(lstm->clone());
+  auto [a, sa] = lstm->forward(P({2, 1, 3}));
+  auto [b, sb] = lstm_copy->forward(P({2, 1, 3}));
+  EXPECT_TRUE(a.equal(b));
+  // A module that does not derive from Cloneable says so.
+  Net net;
+  EXPECT_THROW(net->clone(), ember::NotImplementedError);
+}
+
 TEST(NnInit, GainsBoundsAndFills) {
   EXPECT_DOUBLE_EQ(torch::nn::init::calculate_gain(torch::kReLU), std::sqrt(2.0));
   EXPECT_DOUBLE_EQ(torch::nn::init::calculate_gain(torch::kTanh), 5.0 / 3.0);

@@ -174,3 +174,20 @@ TEST(OptimOptimizer, BadOptionsRaiseValueError) {
   EXPECT_THROW(torch::optim::SGD({non_leaf}, 0.1), ember::ValueError);
   EXPECT_THROW(torch::optim::SGD({w, w}, 0.1), ember::ValueError);
 }
+
+TEST(OptimClipGrad, NormAndValueMatchTorch) {
+  torch::Tensor w = P({2, 3}).requires_grad_(true);
+  torch::Tensor b = P({2}, 0.2).requires_grad_(true);
+  (P({4, 3}, 0.3).matmul(w.t()) + b - P({4, 2}, 0.5)).pow(2).mean().backward();
+  const double total = torch::nn::utils::clip_grad_norm_({w, b}, 0.1);
+  EXPECT_GOLDEN_NEAR("clip_grad_norm_total", torch::tensor(total, torch::kFloat), 1e-6);
+  EXPECT_GOLDEN_NEAR("clip_grad_norm_w", w.grad(), 1e-6);
+  EXPECT_GOLDEN_NEAR("clip_grad_norm_b", b.grad(), 1e-6);
+  torch::nn::utils::clip_grad_value_({w, b}, 0.01);
+  EXPECT_LE(w.grad().abs().max().item<float>(), 0.01f);
+  const torch::Tensor flat = torch::nn::utils::parameters_to_vector({w, b});
+  EXPECT_EQ(flat.numel(), 8);
+  torch::nn::utils::vector_to_parameters(flat * 2, {w, b});
+  EXPECT_TRUE(w.allclose(P({2, 3}) * 2));
+  EXPECT_THROW(torch::nn::utils::vector_to_parameters(flat.narrow(0, 0, 3), {w, b}), ember::ValueError);
+}

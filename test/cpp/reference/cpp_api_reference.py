@@ -329,6 +329,11 @@ OPTIM_CASES = {
 
 def optim_cases():
     c = {}
+    w = P(2, 3).requires_grad_(True)
+    b = P(2, scale=0.2).requires_grad_(True)
+    ((P(4, 3, scale=0.3) @ w.t() + b - P(4, 2, scale=0.5)) ** 2).mean().backward()
+    c["clip_grad_norm_total"] = torch.nn.utils.clip_grad_norm_([w, b], 0.1)
+    c["clip_grad_norm_w"], c["clip_grad_norm_b"] = w.grad, b.grad
     for name, make in OPTIM_CASES.items():
         c["optim_" + name + "_w"], c["optim_" + name + "_b"] = _optim_run(make)
     return c
