@@ -11,6 +11,7 @@
 #include "frontend/optim/adam.h"
 #include "frontend/optim/optimizer.h"
 #include "frontend/optim/rmsprop.h"
+#include "frontend/optim/schedulers.h"
 #include "frontend/optim/sgd.h"
 
 namespace ember::optim {
@@ -331,6 +332,43 @@ Tensor RMSprop::step(LossClosure closure) {
     }
   }
   return loss;
+}
+
+}  // namespace ember::optim
+
+// ---- Schedulers --------------------------------------------------------------------------
+
+namespace ember::optim {
+
+void LRScheduler::step() {
+  set_optimizer_lrs(get_lrs());
+  ++step_count_;
+}
+
+std::vector<double> LRScheduler::get_current_lrs() const {
+  std::vector<double> lrs;
+  for (const auto& group : optimizer_.param_groups()) lrs.push_back(group.options().get_lr());
+  return lrs;
+}
+
+void LRScheduler::set_optimizer_lrs(const std::vector<double>& learning_rates) {
+  auto& groups = optimizer_.param_groups();
+  EMBER_CHECK(learning_rates.size() == groups.size(), "LRScheduler: got ", learning_rates.size(),
+              " learning rates for ", groups.size(), " parameter groups");
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(learning_rates[i]);
+}
+
+StepLR::StepLR(Optimizer& optimizer, unsigned step_size, double gamma)
+    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
+  EMBER_CHECK_VALUE(step_size > 0, "StepLR: expected a positive step_size");
+}
+
+std::vector<double> StepLR::get_lrs() {
+  std::vector<double> lrs = get_current_lrs();
+  if (step_count_ != 0 && step_count_ % step_size_ == 0) {
+    for (double& lr : lrs) lr *= gamma_;
+  }
+  return lrs;
 }
 
 }  // namespace ember::optim

@@ -191,3 +191,18 @@ TEST(OptimClipGrad, NormAndValueMatchTorch) {
   EXPECT_TRUE(w.allclose(P({2, 3}) * 2));
   EXPECT_THROW(torch::nn::utils::vector_to_parameters(flat.narrow(0, 0, 3), {w, b}), ember::ValueError);
 }
+
+TEST(OptimScheduler, StepLRDecaysEveryStepSizeSteps) {
+  torch::Tensor w = torch::ones({2}).requires_grad_(true);
+  torch::optim::SGD optimizer({w}, torch::optim::SGDOptions(1.0));
+  torch::optim::StepLR scheduler(optimizer, /*step_size=*/2, /*gamma=*/0.5);
+  std::vector<double> lrs;
+  for (int epoch = 0; epoch < 5; ++epoch) {
+    optimizer.step();
+    scheduler.step();
+    lrs.push_back(optimizer.param_groups()[0].options().get_lr());
+  }
+  // libtorch's counting: the decay comes at the calls after 2 and 4 steps were counted.
+  EXPECT_EQ(lrs, (std::vector<double>{1.0, 1.0, 0.5, 0.5, 0.25}));
+  EXPECT_THROW(torch::optim::StepLR(optimizer, 0), ember::ValueError);
+}
