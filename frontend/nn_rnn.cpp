@@ -1,6 +1,7 @@
-// LSTM (frontend/nn/modules/rnn.h), as python/ember/nn/modules/rnn.py runs it: one input
-// projection per layer and direction, then ember::_lstm_layer (Note [LSTM layer] in
-// aten/native/cpu/rnn.cpp) or, with a projection, a loop of addmm and the fused cell.
+// LSTM, GRU and RNN (frontend/nn/modules/rnn.h), as python/ember/nn/modules/rnn.py runs
+// them: one input projection per layer and direction, then, for an LSTM without a
+// projection, ember::_lstm_layer (Note [LSTM layer] in aten/native/cpu/rnn.cpp), else a
+// loop of per-step ops.
 
 #include <cmath>
 #include <ios>
@@ -18,123 +19,141 @@ namespace ember::nn {
 namespace F = functional;
 using detail::kModulePrefix;
 
-LSTMImpl::LSTMImpl(const LSTMOptions& options_) : options(options_) { reset(); }
+namespace {
 
-void LSTMImpl::reset() {
-  const LSTMOptions& o = options;
-  EMBER_CHECK_VALUE(o.input_size() > 0, "LSTM: input_size must be greater than zero, but got ",
-                    o.input_size());
-  EMBER_CHECK_VALUE(o.hidden_size() > 0, "LSTM: hidden_size must be greater than zero, but got ",
-                    o.hidden_size());
-  EMBER_CHECK_VALUE(o.num_layers() > 0, "LSTM: num_layers must be greater than zero, but got ",
-                    o.num_layers());
-  EMBER_CHECK_VALUE(o.dropout() >= 0 && o.dropout() <= 1, "LSTM: dropout should be a number in ",
+enum class RnnMode { Lstm, Gru, RnnTanh, RnnRelu };
+
+// What the three modules share: their options, spelled once.
+struct RnnSpec {
+  const char* name;
+  RnnMode mode;
+  int64_t input_size, hidden_size, num_layers;
+  bool bias, batch_first;
+  double dropout;
+  bool bidirectional;
+  int64_t proj_size;
+
+  int64_t gates() const { return mode == RnnMode::Lstm ? 4 : mode == RnnMode::Gru ? 3 : 1; }
+  int64_t directions() const { return bidirectional ? 2 : 1; }
+  int64_t real_hidden() const { return proj_size > 0 ? proj_size : hidden_size; }
+};
+
+// Checks the options and registers the parameters on module; returns each layer and
+// direction's parameter names (weight_ih, weight_hh[, bias_ih, bias_hh][, weight_hr]).
+std::vector<std::vector<std::string>> register_rnn_weights(Module& module, const RnnSpec& s) {
+  EMBER_CHECK_VALUE(s.input_size > 0, s.name, ": input_size must be greater than zero, but got ",
+                    s.input_size);
+  EMBER_CHECK_VALUE(s.hidden_size > 0, s.name, ": hidden_size must be greater than zero, but got ",
+                    s.hidden_size);
+  EMBER_CHECK_VALUE(s.num_layers > 0, s.name, ": num_layers must be greater than zero, but got ",
+                    s.num_layers);
+  EMBER_CHECK_VALUE(s.dropout >= 0 && s.dropout <= 1, s.name, ": dropout should be a number in ",
                     "range [0, 1] representing the probability of an element being zeroed, but got ",
-                    o.dropout());
-  EMBER_CHECK_VALUE(o.proj_size() >= 0 && o.proj_size() < o.hidden_size(),
-                    "LSTM: proj_size has to be a non-negative integer smaller than hidden_size, ",
-                    "but got proj_size=", o.proj_size(), " and hidden_size=", o.hidden_size());
-  const int64_t gate_size = 4 * o.hidden_size();
-  const int64_t directions = o.bidirectional() ? 2 : 1;
-  const int64_t real_hidden = o.proj_size() > 0 ? o.proj_size() : o.hidden_size();
-  weight_names_.clear();
-  for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
-    for (int64_t direction = 0; direction < directions; ++direction) {
-      const int64_t layer_input = layer == 0 ? o.input_size() : real_hidden * directions;
+                    s.dropout);
+  EMBER_CHECK_VALUE(s.proj_size >= 0 && s.proj_size < s.hidden_size, s.name,
+                    ": proj_size has to be a non-negative integer smaller than hidden_size, ",
+                    "but got proj_size=", s.proj_size, " and hidden_size=", s.hidden_size);
+  const int64_t gate_size = s.gates() * s.hidden_size;
+  std::vector<std::vector<std::string>> all;
+  for (int64_t layer = 0; layer < s.num_layers; ++layer) {
+    for (int64_t direction = 0; direction < s.directions(); ++direction) {
+      const int64_t layer_input = layer == 0 ? s.input_size : s.real_hidden() * s.directions();
       const std::string suffix = "_l" + std::to_string(layer) + (direction == 1 ? "_reverse" : "");
       std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {
-          {"weight_ih", {gate_size, layer_input}}, {"weight_hh", {gate_size, real_hidden}}};
-      if (o.bias()) {
+          {"weight_ih", {gate_size, layer_input}}, {"weight_hh", {gate_size, s.real_hidden()}}};
+      if (s.bias) {
         shapes.push_back({"bias_ih", {gate_size}});
         shapes.push_back({"bias_hh", {gate_size}});
       }
-      if (o.proj_size() > 0) shapes.push_back({"weight_hr", {o.proj_size(), o.hidden_size()}});
+      if (s.proj_size > 0) shapes.push_back({"weight_hr", {s.proj_size, s.hidden_size}});
       std::vector<std::string> names;
       for (auto& [stem, shape] : shapes) {
         names.push_back(stem + suffix);
-        register_parameter(names.back(), ::ember::empty(shape));
+        module.register_parameter(names.back(), ::ember::empty(shape));
       }
-      weight_names_.push_back(std::move(names));
+      all.push_back(std::move(names));
     }
   }
-  reset_parameters();
+  const double stdv = 1.0 / std::sqrt(static_cast<double>(s.hidden_size));
+  for (Tensor& p : module.parameters()) init::uniform_(p, -stdv, stdv);
+  return all;
 }
 
-void LSTMImpl::reset_parameters() {
-  const double stdv = 1.0 / std::sqrt(static_cast<double>(options.hidden_size()));
-  for (Tensor& p : parameters()) init::uniform_(p, -stdv, stdv);
-}
-
-std::vector<Tensor> LSTMImpl::all_weights() const { return parameters(); }
-
-void LSTMImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << kModulePrefix << "LSTM(input_size=" << options.input_size()
-         << ", hidden_size=" << options.hidden_size() << ", num_layers=" << options.num_layers()
-         << ", bias=" << options.bias() << ", batch_first=" << options.batch_first()
-         << ", dropout=" << options.dropout() << ", bidirectional=" << options.bidirectional();
-  if (options.proj_size() > 0) stream << ", proj_size=" << options.proj_size();
+void print_rnn(std::ostream& stream, const RnnSpec& s) {
+  stream << std::boolalpha << kModulePrefix << s.name << "(input_size=" << s.input_size
+         << ", hidden_size=" << s.hidden_size << ", num_layers=" << s.num_layers
+         << ", bias=" << s.bias << ", batch_first=" << s.batch_first << ", dropout=" << s.dropout
+         << ", bidirectional=" << s.bidirectional;
+  if (s.mode == RnnMode::RnnRelu) stream << ", nonlinearity=kReLU";
+  if (s.proj_size > 0) stream << ", proj_size=" << s.proj_size;
   stream << ")";
 }
 
-std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
-    const Tensor& input_, std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
-  const LSTMOptions& o = options;
-  EMBER_CHECK_VALUE(input_.dim() == 2 || input_.dim() == 3,
-                    "LSTM: Expected input to be 2D or 3D, got ", input_.dim(), "D instead");
+struct RnnResult {
+  Tensor output, h_n, c_n;
+};
+
+// Checks the input and states, runs every layer and direction, and shapes the results
+// as PyTorch does (batch_first, unbatched). c0 is used only by LSTMs.
+RnnResult run_rnn(const RnnSpec& s, const OrderedDict<std::string, Tensor>& params,
+                  const std::vector<std::vector<std::string>>& names, const Tensor& input_,
+                  Tensor h0, Tensor c0, bool training) {
+  const bool lstm = s.mode == RnnMode::Lstm;
+  EMBER_CHECK_VALUE(input_.dim() == 2 || input_.dim() == 3, s.name,
+                    ": Expected input to be 2D or 3D, got ", input_.dim(), "D instead");
   const bool is_batched = input_.dim() == 3;
-  const int64_t batch_dim = o.batch_first() ? 0 : 1;
+  const int64_t batch_dim = s.batch_first ? 0 : 1;
   Tensor input = is_batched ? input_ : input_.unsqueeze(batch_dim);
-  EMBER_CHECK(input.size(-1) == o.input_size(),
-              "LSTM: input.size(-1) must be equal to input_size. Expected ", o.input_size(),
-              ", got ", input.size(-1));
-  const Tensor& w0 = parameters_["weight_ih_l0"];
-  EMBER_CHECK_TYPE(input.scalar_type() == w0.scalar_type(), "LSTM: input dtype (",
+  EMBER_CHECK(input.size(-1) == s.input_size, s.name,
+              ": input.size(-1) must be equal to input_size. Expected ", s.input_size, ", got ",
+              input.size(-1));
+  const Tensor& w0 = params[names[0][0]];
+  EMBER_CHECK_TYPE(input.scalar_type() == w0.scalar_type(), s.name, ": input dtype (",
                    scalar_type_name(input.scalar_type()), ") does not match weight dtype (",
                    scalar_type_name(w0.scalar_type()), "); convert the input or the model");
-  const int64_t directions = o.bidirectional() ? 2 : 1;
-  const int64_t real_hidden = o.proj_size() > 0 ? o.proj_size() : o.hidden_size();
   const int64_t batch = input.size(batch_dim);
-  const std::vector<int64_t> h_shape = {o.num_layers() * directions, batch, real_hidden};
-  const std::vector<int64_t> c_shape = {o.num_layers() * directions, batch, o.hidden_size()};
-  Tensor h0, c0;
-  if (hx_opt) {
-    std::tie(h0, c0) = *hx_opt;
-    const int64_t want = is_batched ? 3 : 2;
-    EMBER_CHECK(h0.dim() == want && c0.dim() == want, "LSTM: for ",
-                is_batched ? "batched 3-D" : "unbatched 2-D", " input, hx and cx should also be ",
-                want, "-D but got (", h0.dim(), "-D, ", c0.dim(), "-D) tensors");
-    if (!is_batched) {
-      h0 = h0.unsqueeze(1);
-      c0 = c0.unsqueeze(1);
+  const std::vector<int64_t> h_shape = {s.num_layers * s.directions(), batch, s.real_hidden()};
+  const std::vector<int64_t> c_shape = {s.num_layers * s.directions(), batch, s.hidden_size};
+  const TensorOptions like = TensorOptions().dtype(input.scalar_type());
+  auto prepare = [&](Tensor& state, const std::vector<int64_t>& shape, int index) {
+    if (!state.defined()) {
+      state = ::ember::zeros(shape, like);
+      return;
     }
-    EMBER_CHECK(h0.sizes().vec() == h_shape, "LSTM: Expected hidden[0] size ",
-                IntArrayRef(h_shape), ", got ", h0.sizes());
-    EMBER_CHECK(c0.sizes().vec() == c_shape, "LSTM: Expected hidden[1] size ",
-                IntArrayRef(c_shape), ", got ", c0.sizes());
-  } else {
-    h0 = ::ember::zeros(h_shape, TensorOptions().dtype(input.scalar_type()));
-    c0 = ::ember::zeros(c_shape, TensorOptions().dtype(input.scalar_type()));
-  }
-  if (o.batch_first()) input = input.transpose(0, 1);
-  const std::vector<Tensor> hs = h0.unbind(0), cs = c0.unbind(0);
+    const int64_t want = is_batched ? 3 : 2;
+    EMBER_CHECK(state.dim() == want, s.name, ": for ", is_batched ? "batched 3-D" : "unbatched 2-D",
+                " input, the hidden state should also be ", want, "-D but got ", state.dim(), "-D");
+    if (!is_batched) state = state.unsqueeze(1);
+    EMBER_CHECK(state.sizes().vec() == shape, s.name, ": Expected hidden[", index, "] size ",
+                IntArrayRef(shape), ", got ", state.sizes());
+  };
+  prepare(h0, h_shape, 0);
+  if (lstm) prepare(c0, c_shape, 1);
+  if (s.batch_first) input = input.transpose(0, 1);
+  const std::vector<Tensor> hs = h0.unbind(0);
+  const std::vector<Tensor> cs = lstm ? c0.unbind(0) : std::vector<Tensor>();
   std::vector<Tensor> h_out, c_out;
   const int64_t steps = input.size(0);
   const bool fused_dtype =
       input.scalar_type() == ScalarType::Float || input.scalar_type() == ScalarType::Double;
-  for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
+  for (int64_t layer = 0; layer < s.num_layers; ++layer) {
     std::vector<Tensor> outputs;
-    for (int64_t direction = 0; direction < directions; ++direction) {
-      const int64_t k = layer * directions + direction;
-      const std::vector<std::string>& names = weight_names_[static_cast<size_t>(k)];
-      const Tensor& w_ih = parameters_[names[0]];
-      const Tensor& w_hh = parameters_[names[1]];
-      const Tensor bias = o.bias() ? parameters_[names[2]] + parameters_[names[3]] : Tensor();
-      const Tensor w_hr = o.proj_size() > 0 ? parameters_[names.back()] : Tensor();
+    for (int64_t direction = 0; direction < s.directions(); ++direction) {
+      const size_t k = static_cast<size_t>(layer * s.directions() + direction);
+      const std::vector<std::string>& n = names[k];
+      const Tensor& w_ih = params[n[0]];
+      const Tensor& w_hh = params[n[1]];
+      const Tensor b_ih = s.bias ? params[n[2]] : Tensor();
+      const Tensor b_hh = s.bias ? params[n[3]] : Tensor();
+      const Tensor w_hr = s.proj_size > 0 ? params[n.back()] : Tensor();
+      // b_hh folds into the input projection except for GRU (it sits inside r * (...)).
+      const Tensor bias = s.bias && s.mode != RnnMode::Gru ? b_ih + b_hh : b_ih;
       const int64_t t_in = input.size(0), b = input.size(1);
       Tensor gx = F::linear(input.reshape({t_in * b, input.size(2)}), w_ih, bias);
       gx = gx.reshape({t_in, b, gx.size(-1)});
-      Tensor h = hs[static_cast<size_t>(k)], c = cs[static_cast<size_t>(k)];
-      if (!w_hr.defined() && fused_dtype && input.device().is_cpu()) {
+      Tensor h = hs[k];
+      Tensor c = lstm ? cs[k] : Tensor();
+      if (lstm && !w_hr.defined() && fused_dtype && input.device().is_cpu()) {
         // The whole direction in one op (Note [LSTM layer]).
         auto result = ::ember::_lstm_layer(gx, h, c, w_hh, direction == 1);
         outputs.push_back(std::get<0>(result));
@@ -145,34 +164,107 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
       const std::vector<Tensor> gxs = gx.unbind(0);
       const Tensor w_hh_t = w_hh.t();
       std::vector<Tensor> ys(static_cast<size_t>(steps));
-      for (int64_t s = 0; s < steps; ++s) {
-        const int64_t t = direction == 1 ? steps - 1 - s : s;
-        const Tensor gates = ::ember::addmm(gxs[static_cast<size_t>(t)], h, w_hh_t);
-        const std::vector<Tensor> g = gates.chunk(4, 1);
-        c = ::ember::sigmoid(g[1]) * c + ::ember::sigmoid(g[0]) * ::ember::tanh(g[2]);
-        h = ::ember::sigmoid(g[3]) * ::ember::tanh(c);
-        if (w_hr.defined()) h = ::ember::matmul(h, w_hr.t());
+      for (int64_t step = 0; step < steps; ++step) {
+        const int64_t t = direction == 1 ? steps - 1 - step : step;
+        const Tensor& x_t = gxs[static_cast<size_t>(t)];
+        if (lstm) {
+          const std::vector<Tensor> g = ::ember::addmm(x_t, h, w_hh_t).chunk(4, 1);
+          c = ::ember::sigmoid(g[1]) * c + ::ember::sigmoid(g[0]) * ::ember::tanh(g[2]);
+          h = ::ember::sigmoid(g[3]) * ::ember::tanh(c);
+          if (w_hr.defined()) h = ::ember::matmul(h, w_hr.t());
+        } else if (s.mode == RnnMode::Gru) {
+          const Tensor gh = b_hh.defined() ? ::ember::addmm(b_hh, h, w_hh_t) : ::ember::matmul(h, w_hh_t);
+          const std::vector<Tensor> xg = x_t.chunk(3, 1), hg = gh.chunk(3, 1);
+          const Tensor r = ::ember::sigmoid(xg[0] + hg[0]);
+          const Tensor z = ::ember::sigmoid(xg[1] + hg[1]);
+          const Tensor nn = ::ember::tanh(xg[2] + r * hg[2]);
+          h = (1 - z) * nn + z * h;
+        } else {
+          const Tensor pre = ::ember::addmm(x_t, h, w_hh_t);
+          h = s.mode == RnnMode::RnnRelu ? ::ember::relu(pre) : ::ember::tanh(pre);
+        }
         ys[static_cast<size_t>(t)] = h;
       }
       outputs.push_back(steps > 0 ? ::ember::stack(ys, 0)
-                                  : ::ember::zeros({0, b, real_hidden},
-                                                   TensorOptions().dtype(input.scalar_type())));
+                                  : ::ember::zeros({0, b, s.real_hidden()}, like));
       h_out.push_back(h);
       c_out.push_back(c);
     }
-    input = directions == 1 ? outputs[0] : ::ember::cat(outputs, 2);
-    if (o.dropout() > 0 && is_training() && layer < o.num_layers() - 1) {
-      input = F::dropout(input, F::DropoutFuncOptions().p(o.dropout()).training(true));
+    input = s.directions() == 1 ? outputs[0] : ::ember::cat(outputs, 2);
+    if (s.dropout > 0 && training && layer < s.num_layers - 1) {
+      input = F::dropout(input, F::DropoutFuncOptions().p(s.dropout).training(true));
     }
   }
-  Tensor output = o.batch_first() ? input.transpose(0, 1) : input;
-  Tensor h_n = ::ember::stack(h_out, 0), c_n = ::ember::stack(c_out, 0);
+  RnnResult r;
+  r.output = s.batch_first ? input.transpose(0, 1) : input;
+  r.h_n = ::ember::stack(h_out, 0);
+  if (lstm) r.c_n = ::ember::stack(c_out, 0);
   if (!is_batched) {
-    output = output.squeeze(batch_dim);
-    h_n = h_n.squeeze(1);
-    c_n = c_n.squeeze(1);
+    r.output = r.output.squeeze(batch_dim);
+    r.h_n = r.h_n.squeeze(1);
+    if (lstm) r.c_n = r.c_n.squeeze(1);
   }
-  return {output, {h_n, c_n}};
+  return r;
+}
+
+RnnSpec lstm_spec(const LSTMOptions& o) {
+  return {"LSTM", RnnMode::Lstm, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(),
+          o.batch_first(), o.dropout(), o.bidirectional(), o.proj_size()};
+}
+RnnSpec gru_spec(const GRUOptions& o) {
+  return {"GRU", RnnMode::Gru, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(),
+          o.batch_first(), o.dropout(), o.bidirectional(), 0};
+}
+RnnSpec rnn_spec(const RNNOptions& o) {
+  const RnnMode mode = std::holds_alternative<enumtype::kReLU>(o.nonlinearity()) ? RnnMode::RnnRelu
+                                                                                 : RnnMode::RnnTanh;
+  return {"RNN", mode, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(),
+          o.batch_first(), o.dropout(), o.bidirectional(), 0};
+}
+
+}  // namespace
+
+LSTMImpl::LSTMImpl(const LSTMOptions& options_) : options(options_) { reset(); }
+void LSTMImpl::reset() { weight_names_ = register_rnn_weights(*this, lstm_spec(options)); }
+void LSTMImpl::reset_parameters() {
+  const double stdv = 1.0 / std::sqrt(static_cast<double>(options.hidden_size()));
+  for (Tensor& p : parameters()) init::uniform_(p, -stdv, stdv);
+}
+std::vector<Tensor> LSTMImpl::all_weights() const { return parameters(); }
+void LSTMImpl::pretty_print(std::ostream& stream) const { print_rnn(stream, lstm_spec(options)); }
+std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
+    const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  Tensor h0, c0;
+  if (hx_opt) {
+    std::tie(h0, c0) = *hx_opt;
+    EMBER_CHECK(h0.defined() && c0.defined(), "LSTM: expected defined (h_0, c_0)");
+  }
+  RnnResult r = run_rnn(lstm_spec(options), parameters_, weight_names_, input, h0, c0, is_training());
+  return {r.output, {r.h_n, r.c_n}};
+}
+
+GRUImpl::GRUImpl(const GRUOptions& options_) : options(options_) { reset(); }
+void GRUImpl::reset() { weight_names_ = register_rnn_weights(*this, gru_spec(options)); }
+void GRUImpl::reset_parameters() {
+  const double stdv = 1.0 / std::sqrt(static_cast<double>(options.hidden_size()));
+  for (Tensor& p : parameters()) init::uniform_(p, -stdv, stdv);
+}
+void GRUImpl::pretty_print(std::ostream& stream) const { print_rnn(stream, gru_spec(options)); }
+std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
+  RnnResult r = run_rnn(gru_spec(options), parameters_, weight_names_, input, hx, Tensor(), is_training());
+  return {r.output, r.h_n};
+}
+
+RNNImpl::RNNImpl(const RNNOptions& options_) : options(options_) { reset(); }
+void RNNImpl::reset() { weight_names_ = register_rnn_weights(*this, rnn_spec(options)); }
+void RNNImpl::reset_parameters() {
+  const double stdv = 1.0 / std::sqrt(static_cast<double>(options.hidden_size()));
+  for (Tensor& p : parameters()) init::uniform_(p, -stdv, stdv);
+}
+void RNNImpl::pretty_print(std::ostream& stream) const { print_rnn(stream, rnn_spec(options)); }
+std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
+  RnnResult r = run_rnn(rnn_spec(options), parameters_, weight_names_, input, hx, Tensor(), is_training());
+  return {r.output, r.h_n};
 }
 
 }  // namespace ember::nn

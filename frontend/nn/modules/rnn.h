@@ -1,5 +1,6 @@
 #pragma once
-/// LSTM: PyTorch's multi-layer long short-term memory, gates (i, f, g, o).
+/// LSTM, GRU and RNN: PyTorch's multi-layer recurrent layers (gates (i, f, g, o) and
+/// (r, z, n)), with PyTorch's parameter names, shapes and initialisation.
 
 #include <optional>
 #include <ostream>
@@ -43,5 +44,47 @@ class EMBER_API LSTMImpl : public Cloneable<LSTMImpl> {
   std::vector<std::vector<std::string>> weight_names_;
 };
 EMBER_MODULE(LSTM);
+
+/// A stack of GRU layers; parameters as LSTM's with 3H gate rows.
+class EMBER_API GRUImpl : public Cloneable<GRUImpl> {
+ public:
+  GRUImpl(int64_t input_size, int64_t hidden_size)
+      : GRUImpl(GRUOptions(input_size, hidden_size)) {}
+  explicit GRUImpl(const GRUOptions& options);
+  void reset() override;
+  /// Re-draws every parameter ~ U(-1/sqrt(H), 1/sqrt(H)).
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  /// input and optional h_0 (undefined: zeros) -> (output, h_n).
+  std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  void flatten_parameters() {}
+
+  GRUOptions options;
+
+ private:
+  std::vector<std::vector<std::string>> weight_names_;
+};
+EMBER_MODULE(GRU);
+
+/// A stack of Elman RNN layers: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu).
+class EMBER_API RNNImpl : public Cloneable<RNNImpl> {
+ public:
+  RNNImpl(int64_t input_size, int64_t hidden_size)
+      : RNNImpl(RNNOptions(input_size, hidden_size)) {}
+  explicit RNNImpl(const RNNOptions& options);
+  void reset() override;
+  /// Re-draws every parameter ~ U(-1/sqrt(H), 1/sqrt(H)).
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  /// input and optional h_0 (undefined: zeros) -> (output, h_n).
+  std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  void flatten_parameters() {}
+
+  RNNOptions options;
+
+ private:
+  std::vector<std::vector<std::string>> weight_names_;
+};
+EMBER_MODULE(RNN);
 
 }  // namespace ember::nn

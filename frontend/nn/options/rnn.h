@@ -3,7 +3,10 @@
 
 #include <cstdint>
 
+#include <variant>
+
 #include "frontend/nn/arg.h"
+#include "frontend/nn/enum.h"
 
 namespace ember::nn {
 
@@ -27,6 +30,35 @@ struct LSTMOptions {
   EMBER_ARG(bool, bidirectional) = false;
   /// The size of a projection of h (0: none).
   EMBER_ARG(int64_t, proj_size) = 0;
+};
+
+/// GRU(GRUOptions(input_size, hidden_size).num_layers(2)).
+struct GRUOptions {
+  GRUOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  EMBER_ARG(int64_t, input_size);
+  EMBER_ARG(int64_t, hidden_size);
+  EMBER_ARG(int64_t, num_layers) = 1;
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(bool, batch_first) = false;
+  EMBER_ARG(double, dropout) = 0.0;
+  EMBER_ARG(bool, bidirectional) = false;
+};
+
+/// RNN(RNNOptions(input_size, hidden_size).nonlinearity(torch::kReLU)).
+struct RNNOptions {
+  using nonlinearity_t = std::variant<enumtype::kTanh, enumtype::kReLU>;
+  RNNOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  EMBER_ARG(int64_t, input_size);
+  EMBER_ARG(int64_t, hidden_size);
+  EMBER_ARG(int64_t, num_layers) = 1;
+  /// tanh or relu after each step.
+  EMBER_ARG(nonlinearity_t, nonlinearity) = enumtype::kTanh{};
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(bool, batch_first) = false;
+  EMBER_ARG(double, dropout) = 0.0;
+  EMBER_ARG(bool, bidirectional) = false;
 };
 
 }  // namespace ember::nn

@@ -349,6 +349,41 @@ TEST(NnLSTM, ParametersAndForwardBackwardMatchTorch) {
   EXPECT_THROW(torch::nn::LSTM(torch::nn::LSTMOptions(3, 4).num_layers(0)), ember::ValueError);
 }
 
+TEST(NnRNN, GruAndRnnMatchTorch) {
+  torch::nn::GRU gru(torch::nn::GRUOptions(3, 4).num_layers(2).bidirectional(true));
+  auto params = gru->named_parameters();
+  EXPECT_EQ(params.size(), 16u);
+  EXPECT_EQ(params["weight_ih_l0"].sizes(), torch::IntArrayRef({12, 3}));
+  EXPECT_EQ(params["weight_ih_l1_reverse"].sizes(), torch::IntArrayRef({12, 8}));
+  int i = 0;
+  for (auto& p : params) {
+    set(p.value(), P(p.value().sizes().vec(), 0.1 + 0.03 * i));
+    ++i;
+  }
+  torch::Tensor x = P({5, 2, 3}, 0.3).requires_grad_(true);
+  auto [out, h] = gru->forward(x, P({4, 2, 4}, 0.2));
+  (out.sum() + h.sum()).backward();
+  EXPECT_GOLDEN_NEAR("gru_out", out, 1e-6);
+  EXPECT_GOLDEN_NEAR("gru_h", h, 1e-6);
+  EXPECT_GOLDEN_NEAR("gru_grad_input", x.grad(), 1e-5);
+  EXPECT_GOLDEN_NEAR("gru_grad_weight_hh_l0", params["weight_hh_l0"].grad(), 1e-5);
+
+  torch::nn::RNN rnn(torch::nn::RNNOptions(3, 4).nonlinearity(torch::kReLU).batch_first(true));
+  i = 0;
+  for (auto& p : rnn->named_parameters()) {
+    set(p.value(), P(p.value().sizes().vec(), 0.1 + 0.05 * i));
+    ++i;
+  }
+  auto [rout, rh] = rnn->forward(P({2, 5, 3}, 0.3));
+  EXPECT_GOLDEN_NEAR("rnn_relu_out", rout, 1e-6);
+  EXPECT_GOLDEN_NEAR("rnn_relu_h", rh, 1e-6);
+  EXPECT_THROW(gru->forward(torch::ones({5, 2, 3}), torch::zeros({1, 2, 4})), ember::Error);
+  std::ostringstream s;
+  s << rnn;
+  EXPECT_EQ(s.str(), "ember::nn::RNN(input_size=3, hidden_size=4, num_layers=1, bias=true, "
+                     "batch_first=true, dropout=0, bidirectional=false, nonlinearity=kReLU)");
+}
+
 TEST(NnFunctional, ActivationsMatchTorch) {
   const torch::Tensor x = api_test::X();
   EXPECT_GOLDEN("relu", F::relu(x));

@@ -244,6 +244,19 @@ def nn_cases():
     c0 = P(4, 2, 2, scale=0.3)
     out, (h, cell) = lstm(P(2, 4, 3, scale=0.3), (h0, c0))
     c["lstm2_out"], c["lstm2_h"], c["lstm2_c"] = out, h, cell
+    gru = nn.GRU(3, 4, num_layers=2, bidirectional=True)
+    for i, (name, p) in enumerate(gru.named_parameters()):
+        _set(gru, **{name: P(*p.shape, scale=0.1 + 0.03 * i)})
+    x = P(5, 2, 3, scale=0.3).requires_grad_(True)
+    out, h = gru(x, P(4, 2, 4, scale=0.2))
+    (out.sum() + h.sum()).backward()
+    c["gru_out"], c["gru_h"], c["gru_grad_input"] = out, h, x.grad
+    c["gru_grad_weight_hh_l0"] = gru.weight_hh_l0.grad
+    rnn = nn.RNN(3, 4, nonlinearity="relu", batch_first=True)
+    for i, (name, p) in enumerate(rnn.named_parameters()):
+        _set(rnn, **{name: P(*p.shape, scale=0.1 + 0.05 * i)})
+    out, h = rnn(P(2, 5, 3, scale=0.3))
+    c["rnn_relu_out"], c["rnn_relu_h"] = out, h
 
     c["relu"] = F.relu(X)
     c["leaky_relu"] = F.leaky_relu(X, 0.2)
