@@ -23,3 +23,5 @@
 #include "c10/dispatch/Dispatcher.h"
 #include "c10/dispatch/Library.h"
 #include "c10/util/Exception.h"
+#include "frontend/nn.h"
+#include "frontend/optim.h"
