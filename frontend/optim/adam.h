@@ -13,10 +13,15 @@ namespace ember::optim {
 struct EMBER_API AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
   /*implicit*/ AdamOptions(double lr = 1e-3) : lr_(lr) {}
   using betas_t = std::tuple<double, double>;
+  /// The learning rate.
   EMBER_ARG(double, lr);
+  /// The decay rates of the first and second moment estimates.
   EMBER_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  /// Added to the denominator for stability.
   EMBER_ARG(double, eps) = 1e-8;
+  /// The L2 penalty (AdamW: the decoupled decay rate).
   EMBER_ARG(double, weight_decay) = 0;
+  /// Whether to divide by the running maximum of the second moment (AMSGrad).
   EMBER_ARG(bool, amsgrad) = false;
 
  public:
@@ -26,9 +31,13 @@ struct EMBER_API AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
 
 /// Adam's state for a parameter: the step count and the moment estimates.
 struct EMBER_API AdamParamState : public OptimizerCloneableParamState<AdamParamState> {
+  /// The number of steps taken.
   EMBER_ARG(int64_t, step) = 0;
+  /// The first moment estimate.
   EMBER_ARG(Tensor, exp_avg);
+  /// The second moment estimate.
   EMBER_ARG(Tensor, exp_avg_sq);
+  /// The running maximum of exp_avg_sq (amsgrad).
   EMBER_ARG(Tensor, max_exp_avg_sq) = {};
 };
 
@@ -45,10 +54,15 @@ class EMBER_API Adam : public Optimizer {
 struct EMBER_API AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
   /*implicit*/ AdamWOptions(double lr = 1e-3) : lr_(lr) {}
   using betas_t = std::tuple<double, double>;
+  /// The learning rate.
   EMBER_ARG(double, lr);
+  /// The decay rates of the first and second moment estimates.
   EMBER_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  /// Added to the denominator for stability.
   EMBER_ARG(double, eps) = 1e-8;
+  /// The L2 penalty (AdamW: the decoupled decay rate).
   EMBER_ARG(double, weight_decay) = 1e-2;
+  /// Whether to divide by the running maximum of the second moment (AMSGrad).
   EMBER_ARG(bool, amsgrad) = false;
 
  public:
@@ -58,9 +72,13 @@ struct EMBER_API AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
 
 /// AdamW's state for a parameter (as Adam's).
 struct EMBER_API AdamWParamState : public OptimizerCloneableParamState<AdamWParamState> {
+  /// The number of steps taken.
   EMBER_ARG(int64_t, step) = 0;
+  /// The first moment estimate.
   EMBER_ARG(Tensor, exp_avg);
+  /// The second moment estimate.
   EMBER_ARG(Tensor, exp_avg_sq);
+  /// The running maximum of exp_avg_sq (amsgrad).
   EMBER_ARG(Tensor, max_exp_avg_sq) = {};
 };
 

@@ -11,11 +11,17 @@ namespace ember::optim {
 /// .centered(false)).
 struct EMBER_API RMSpropOptions : public OptimizerCloneableOptions<RMSpropOptions> {
   /*implicit*/ RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
+  /// The learning rate.
   EMBER_ARG(double, lr);
+  /// The smoothing constant of the squared-gradient average.
   EMBER_ARG(double, alpha) = 0.99;
+  /// Added to the denominator for stability.
   EMBER_ARG(double, eps) = 1e-8;
+  /// The L2 penalty (AdamW: the decoupled decay rate).
   EMBER_ARG(double, weight_decay) = 0;
+  /// The momentum factor.
   EMBER_ARG(double, momentum) = 0;
+  /// Whether to normalise by the gradient's estimated variance.
   EMBER_ARG(bool, centered) = false;
 
  public:
@@ -25,9 +31,13 @@ struct EMBER_API RMSpropOptions : public OptimizerCloneableOptions<RMSpropOption
 
 /// RMSprop's state for a parameter.
 struct EMBER_API RMSpropParamState : public OptimizerCloneableParamState<RMSpropParamState> {
+  /// The number of steps taken.
   EMBER_ARG(int64_t, step) = 0;
+  /// The running average of squared gradients.
   EMBER_ARG(Tensor, square_avg);
+  /// The momentum buffer.
   EMBER_ARG(Tensor, momentum_buffer) = {};
+  /// The running average of gradients (centered).
   EMBER_ARG(Tensor, grad_avg) = {};
 };
 

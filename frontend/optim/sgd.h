@@ -11,10 +11,15 @@ namespace ember::optim {
 /// SGD(params, SGDOptions(0.1).momentum(0.9).dampening(0).weight_decay(0).nesterov(false)).
 struct EMBER_API SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
   /*implicit*/ SGDOptions(double lr) : lr_(lr) {}
+  /// The learning rate.
   EMBER_ARG(double, lr);
+  /// The momentum factor.
   EMBER_ARG(double, momentum) = 0;
+  /// Scales down the new gradient in the momentum buffer.
   EMBER_ARG(double, dampening) = 0;
+  /// The L2 penalty (AdamW: the decoupled decay rate).
   EMBER_ARG(double, weight_decay) = 0;
+  /// Whether to use Nesterov momentum.
   EMBER_ARG(bool, nesterov) = false;
 
  public:
@@ -24,6 +29,7 @@ struct EMBER_API SGDOptions : public OptimizerCloneableOptions<SGDOptions> {
 
 /// SGD's state for a parameter: the momentum buffer.
 struct EMBER_API SGDParamState : public OptimizerCloneableParamState<SGDParamState> {
+  /// The momentum buffer.
   EMBER_ARG(Tensor, momentum_buffer);
 };
 

@@ -64,14 +64,23 @@ struct ConvTransposeOptions {
   using padding_mode_t = detail::conv_padding_mode_t;
   ConvTransposeOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
       : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  /// Channels of the input.
   EMBER_ARG(int64_t, in_channels);
+  /// Channels of the output.
   EMBER_ARG(int64_t, out_channels);
+  /// The window's spatial size.
   EMBER_ARG(ExpandingArray<D>, kernel_size);
+  /// The step between windows.
   EMBER_ARG(ExpandingArray<D>, stride) = 1;
+  /// Implicit padding on both sides.
   EMBER_ARG(ExpandingArray<D>, padding) = 0;
+  /// Extra size added to one side of the output.
   EMBER_ARG(ExpandingArray<D>, output_padding) = 0;
+  /// Blocked connections from input to output channels.
   EMBER_ARG(int64_t, groups) = 1;
+  /// Whether to learn an additive bias.
   EMBER_ARG(bool, bias) = true;
+  /// The spacing of kernel elements.
   EMBER_ARG(ExpandingArray<D>, dilation) = 1;
   /// Only kZeros is supported by transposed convolutions.
   EMBER_ARG(padding_mode_t, padding_mode) = enumtype::kZeros{};
@@ -88,9 +97,13 @@ struct ConvFuncOptions {
   using padding_t = detail::conv_padding_t<D>;
   /// An optional bias of shape (out_channels).
   EMBER_ARG(Tensor, bias) = Tensor();
+  /// The step between windows.
   EMBER_ARG(ExpandingArray<D>, stride) = 1;
+  /// Implicit padding on both sides.
   EMBER_ARG(padding_t, padding) = 0;
+  /// The spacing of kernel elements.
   EMBER_ARG(ExpandingArray<D>, dilation) = 1;
+  /// Blocked connections from input to output channels.
   EMBER_ARG(int64_t, groups) = 1;
 };
 using Conv1dFuncOptions = ConvFuncOptions<1>;
@@ -100,11 +113,17 @@ using Conv3dFuncOptions = ConvFuncOptions<3>;
 /// F::conv_transpose2d(x, w, ConvTranspose2dFuncOptions().stride(2)).
 template <size_t D>
 struct ConvTransposeFuncOptions {
+  /// An optional bias.
   EMBER_ARG(Tensor, bias) = Tensor();
+  /// The step between windows.
   EMBER_ARG(ExpandingArray<D>, stride) = 1;
+  /// Implicit padding on both sides.
   EMBER_ARG(ExpandingArray<D>, padding) = 0;
+  /// Extra size added to one side of the output.
   EMBER_ARG(ExpandingArray<D>, output_padding) = 0;
+  /// Blocked connections from input to output channels.
   EMBER_ARG(int64_t, groups) = 1;
+  /// The spacing of kernel elements.
   EMBER_ARG(ExpandingArray<D>, dilation) = 1;
 };
 using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;

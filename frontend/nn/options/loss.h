@@ -13,6 +13,7 @@ namespace ember::nn {
 struct MSELossOptions {
   using reduction_t = LossReduction;
   /*implicit*/ MSELossOptions(reduction_t reduction = enumtype::kMean{}) : reduction_(reduction) {}
+  /// kMean, kSum or kNone (the per-element losses).
   EMBER_ARG(reduction_t, reduction);
 };
 using L1LossOptions = MSELossOptions;
@@ -20,7 +21,9 @@ using L1LossOptions = MSELossOptions;
 /// SmoothL1Loss(SmoothL1LossOptions().beta(1.0)).
 struct SmoothL1LossOptions {
   using reduction_t = LossReduction;
+  /// kMean, kSum or kNone (the per-element losses).
   EMBER_ARG(reduction_t, reduction) = enumtype::kMean{};
+  /// The sharpness (softplus) or the quadratic-to-linear switch point (smooth L1).
   EMBER_ARG(double, beta) = 1.0;
 };
 
@@ -31,14 +34,18 @@ struct NLLLossOptions {
   EMBER_ARG(Tensor, weight) = Tensor();
   /// A target value that adds nothing to the loss.
   EMBER_ARG(int64_t, ignore_index) = -100;
+  /// kMean, kSum or kNone (the per-element losses).
   EMBER_ARG(reduction_t, reduction) = enumtype::kMean{};
 };
 
 /// CrossEntropyLoss(CrossEntropyLossOptions().label_smoothing(0.1)).
 struct CrossEntropyLossOptions {
   using reduction_t = LossReduction;
+  /// An optional per-element or per-class weight.
   EMBER_ARG(Tensor, weight) = Tensor();
+  /// A target value that adds nothing to the loss.
   EMBER_ARG(int64_t, ignore_index) = -100;
+  /// kMean, kSum or kNone (the per-element losses).
   EMBER_ARG(reduction_t, reduction) = enumtype::kMean{};
   /// How much of the target mass is spread evenly over the classes.
   EMBER_ARG(double, label_smoothing) = 0.0;
@@ -47,14 +54,18 @@ struct CrossEntropyLossOptions {
 /// BCELoss(BCELossOptions().weight(w)).
 struct BCELossOptions {
   using reduction_t = LossReduction;
+  /// An optional per-element or per-class weight.
   EMBER_ARG(Tensor, weight) = Tensor();
+  /// kMean, kSum or kNone (the per-element losses).
   EMBER_ARG(reduction_t, reduction) = enumtype::kMean{};
 };
 
 /// BCEWithLogitsLoss(BCEWithLogitsLossOptions().pos_weight(p)).
 struct BCEWithLogitsLossOptions {
   using reduction_t = LossReduction;
+  /// An optional per-element or per-class weight.
   EMBER_ARG(Tensor, weight) = Tensor();
+  /// kMean, kSum or kNone (the per-element losses).
   EMBER_ARG(reduction_t, reduction) = enumtype::kMean{};
   /// A weight of the positive examples, per class.
   EMBER_ARG(Tensor, pos_weight) = Tensor();

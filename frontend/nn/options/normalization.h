@@ -34,6 +34,7 @@ struct LayerNormOptions {
       : normalized_shape_(std::move(normalized_shape)) {}
   /// The trailing shape normalised over.
   EMBER_ARG(std::vector<int64_t>, normalized_shape);
+  /// Added to the denominator for stability.
   EMBER_ARG(double, eps) = 1e-5;
   /// Whether to learn an elementwise weight and bias.
   EMBER_ARG(bool, elementwise_affine) = true;
@@ -45,9 +46,13 @@ struct LayerNormOptions {
 struct GroupNormOptions {
   GroupNormOptions(int64_t num_groups, int64_t num_channels)
       : num_groups_(num_groups), num_channels_(num_channels) {}
+  /// The number of channel groups.
   EMBER_ARG(int64_t, num_groups);
+  /// C of an (N, C, ...) input.
   EMBER_ARG(int64_t, num_channels);
+  /// Added to the denominator for stability.
   EMBER_ARG(double, eps) = 1e-5;
+  /// Whether to learn a per-channel weight and bias.
   EMBER_ARG(bool, affine) = true;
 };
 
@@ -55,10 +60,15 @@ namespace functional {
 
 /// F::batch_norm(x, mean, var, BatchNormFuncOptions().weight(w).training(true)).
 struct BatchNormFuncOptions {
+  /// An optional per-element or per-class weight.
   EMBER_ARG(Tensor, weight) = Tensor();
+  /// An optional bias.
   EMBER_ARG(Tensor, bias) = Tensor();
+  /// Whether to use (and update) batch statistics rather than the running ones.
   EMBER_ARG(bool, training) = false;
+  /// The running statistics' update factor; nullopt: a cumulative average.
   EMBER_ARG(std::optional<double>, momentum) = 0.1;
+  /// Added to the denominator for stability.
   EMBER_ARG(double, eps) = 1e-5;
 };
 
@@ -66,18 +76,26 @@ struct BatchNormFuncOptions {
 struct LayerNormFuncOptions {
   /*implicit*/ LayerNormFuncOptions(std::vector<int64_t> normalized_shape)
       : normalized_shape_(std::move(normalized_shape)) {}
+  /// The trailing shape normalised over.
   EMBER_ARG(std::vector<int64_t>, normalized_shape);
+  /// An optional per-element or per-class weight.
   EMBER_ARG(Tensor, weight) = Tensor();
+  /// An optional bias.
   EMBER_ARG(Tensor, bias) = Tensor();
+  /// Added to the denominator for stability.
   EMBER_ARG(double, eps) = 1e-5;
 };
 
 /// F::group_norm(x, GroupNormFuncOptions(groups)).
 struct GroupNormFuncOptions {
   /*implicit*/ GroupNormFuncOptions(int64_t num_groups) : num_groups_(num_groups) {}
+  /// The number of channel groups.
   EMBER_ARG(int64_t, num_groups);
+  /// An optional per-element or per-class weight.
   EMBER_ARG(Tensor, weight) = Tensor();
+  /// An optional bias.
   EMBER_ARG(Tensor, bias) = Tensor();
+  /// Added to the denominator for stability.
   EMBER_ARG(double, eps) = 1e-5;
 };
 

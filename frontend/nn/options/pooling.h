@@ -15,9 +15,13 @@ template <size_t D>
 struct MaxPoolOptions {
   /*implicit*/ MaxPoolOptions(ExpandingArray<D> kernel_size)
       : kernel_size_(kernel_size), stride_(kernel_size) {}
+  /// The window's spatial size.
   EMBER_ARG(ExpandingArray<D>, kernel_size);
+  /// The step between windows.
   EMBER_ARG(ExpandingArray<D>, stride);
+  /// Implicit padding on both sides.
   EMBER_ARG(ExpandingArray<D>, padding) = 0;
+  /// The spacing of kernel elements.
   EMBER_ARG(ExpandingArray<D>, dilation) = 1;
   /// Whether the output size rounds up.
   EMBER_ARG(bool, ceil_mode) = false;
@@ -30,9 +34,13 @@ template <size_t D>
 struct AvgPoolOptions {
   /*implicit*/ AvgPoolOptions(ExpandingArray<D> kernel_size)
       : kernel_size_(kernel_size), stride_(kernel_size) {}
+  /// The window's spatial size.
   EMBER_ARG(ExpandingArray<D>, kernel_size);
+  /// The step between windows.
   EMBER_ARG(ExpandingArray<D>, stride);
+  /// Implicit padding on both sides.
   EMBER_ARG(ExpandingArray<D>, padding) = 0;
+  /// Whether the output size rounds up.
   EMBER_ARG(bool, ceil_mode) = false;
   /// Whether padding counts in the average's divisor.
   EMBER_ARG(bool, count_include_pad) = true;

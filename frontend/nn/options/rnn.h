@@ -36,12 +36,19 @@ struct LSTMOptions {
 struct GRUOptions {
   GRUOptions(int64_t input_size, int64_t hidden_size)
       : input_size_(input_size), hidden_size_(hidden_size) {}
+  /// The features of each input step.
   EMBER_ARG(int64_t, input_size);
+  /// The features of the hidden state.
   EMBER_ARG(int64_t, hidden_size);
+  /// The number of stacked layers.
   EMBER_ARG(int64_t, num_layers) = 1;
+  /// Whether to learn an additive bias.
   EMBER_ARG(bool, bias) = true;
+  /// Whether input and output are (batch, seq, feature).
   EMBER_ARG(bool, batch_first) = false;
+  /// The dropout applied to the outputs of every layer but the last (in training).
   EMBER_ARG(double, dropout) = 0.0;
+  /// Whether each layer also runs backwards in time.
   EMBER_ARG(bool, bidirectional) = false;
 };
 
@@ -50,14 +57,21 @@ struct RNNOptions {
   using nonlinearity_t = std::variant<enumtype::kTanh, enumtype::kReLU>;
   RNNOptions(int64_t input_size, int64_t hidden_size)
       : input_size_(input_size), hidden_size_(hidden_size) {}
+  /// The features of each input step.
   EMBER_ARG(int64_t, input_size);
+  /// The features of the hidden state.
   EMBER_ARG(int64_t, hidden_size);
+  /// The number of stacked layers.
   EMBER_ARG(int64_t, num_layers) = 1;
   /// tanh or relu after each step.
   EMBER_ARG(nonlinearity_t, nonlinearity) = enumtype::kTanh{};
+  /// Whether to learn an additive bias.
   EMBER_ARG(bool, bias) = true;
+  /// Whether input and output are (batch, seq, feature).
   EMBER_ARG(bool, batch_first) = false;
+  /// The dropout applied to the outputs of every layer but the last (in training).
   EMBER_ARG(double, dropout) = 0.0;
+  /// Whether each layer also runs backwards in time.
   EMBER_ARG(bool, bidirectional) = false;
 };
 

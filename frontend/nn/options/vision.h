@@ -17,6 +17,7 @@ struct PadFuncOptions {
   /*implicit*/ PadFuncOptions(std::vector<int64_t> pad) : pad_(std::move(pad)) {}
   /// (left of the last dim, right of the last dim, left of the one before, ...).
   EMBER_ARG(std::vector<int64_t>, pad);
+  /// kConstant, kReflect, kReplicate or kCircular.
   EMBER_ARG(mode_t, mode) = enumtype::kConstant{};
   /// The fill of constant padding.
   EMBER_ARG(double, value) = 0;
