@@ -3,10 +3,13 @@
 
 #include "frontend/nn/functional.h"
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <vector>
 
 #include "aten/TensorFactories.h"
+#include "aten/TensorOperators.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/Functions.h"
 
@@ -334,6 +337,85 @@ Tensor pad(const Tensor& input, const PadFuncOptions& options) {
                       "pad(): expected circular padding (", before, ", ", after,
                       ") to be at most the size of dim ", dim, " (", n, ")");
     out = out.index_select(dim, pad_indices(n, before, after, options.mode()));
+  }
+  return out;
+}
+
+Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
+  const int64_t spatial = input.dim() - 2;
+  EMBER_CHECK_VALUE(spatial >= 1 && spatial <= 3, "interpolate(): expected a 3-D, 4-D or 5-D ",
+                    "input, but got ", input.dim(), "-D");
+  EMBER_CHECK_VALUE(options.size().has_value() != options.scale_factor().has_value(),
+                    "interpolate(): give exactly one of size and scale_factor");
+  const auto& mode = options.mode();
+  const bool nearest = std::holds_alternative<enumtype::kNearest>(mode);
+  const bool linear = std::holds_alternative<enumtype::kLinear>(mode) ||
+                      std::holds_alternative<enumtype::kBilinear>(mode) ||
+                      std::holds_alternative<enumtype::kTrilinear>(mode);
+  EMBER_CHECK_NOT_IMPLEMENTED(nearest || linear, "interpolate(): mode ", get_enum_name(mode),
+                              " is not supported; use kNearest, kLinear, kBilinear or kTrilinear");
+  const int64_t want_dims = std::holds_alternative<enumtype::kLinear>(mode) ? 1
+                            : std::holds_alternative<enumtype::kBilinear>(mode) ? 2
+                            : std::holds_alternative<enumtype::kTrilinear>(mode) ? 3 : spatial;
+  EMBER_CHECK_VALUE(want_dims == spatial, "interpolate(): mode ", get_enum_name(mode), " expects a ",
+                    want_dims + 2, "-D input, but got ", input.dim(), "-D");
+  EMBER_CHECK_VALUE(linear || !options.align_corners().has_value(),
+                    "interpolate(): align_corners applies only to the linear modes");
+  const bool align = options.align_corners().value_or(false);
+  const auto count = static_cast<size_t>(spatial);
+  if (options.size()) {
+    EMBER_CHECK_VALUE(options.size()->size() == count || options.size()->size() == 1,
+                      "interpolate(): expected size to have 1 or ", spatial, " values");
+  } else {
+    EMBER_CHECK_VALUE(options.scale_factor()->size() == count || options.scale_factor()->size() == 1,
+                      "interpolate(): expected scale_factor to have 1 or ", spatial, " values");
+  }
+  // One spatial dim at a time, the last first: nearest picks rows, linear blends two
+  // neighbours; both are separable, and blending the innermost dim first is the order of
+  // PyTorch's kernels (h0 * (w0 * x00 + w1 * x01) + h1 * (...)).
+  Tensor out = input;
+  for (size_t k = count; k-- > 0;) {
+    const int64_t dim = 2 + static_cast<int64_t>(k);
+    const int64_t in = input.size(dim);
+    int64_t n = 0;
+    std::optional<double> factor;
+    if (options.size()) {
+      n = (*options.size())[options.size()->size() == 1 ? 0 : k];
+    } else {
+      factor = (*options.scale_factor())[options.scale_factor()->size() == 1 ? 0 : k];
+      n = static_cast<int64_t>(std::floor(static_cast<double>(in) * *factor));
+    }
+    EMBER_CHECK_VALUE(n > 0, "interpolate(): expected a positive output size, but got ", n);
+    // PyTorch's area_pixel_compute_scale, in float as its CPU kernels compute it.
+    const float scale = (linear && align) ? (n > 1 ? static_cast<float>(in - 1) / static_cast<float>(n - 1) : 0.0f)
+                        : factor ? static_cast<float>(1.0 / *factor)
+                                 : static_cast<float>(in) / static_cast<float>(n);
+    std::vector<int64_t> lo, hi;
+    std::vector<float> lam;
+    for (int64_t i = 0; i < n; ++i) {
+      if (nearest) {
+        lo.push_back(std::min(static_cast<int64_t>(std::floor(static_cast<float>(i) * scale)), in - 1));
+        continue;
+      }
+      float src = align ? scale * static_cast<float>(i) : scale * (static_cast<float>(i) + 0.5f) - 0.5f;
+      if (src < 0) src = 0;
+      const int64_t i0 = std::min(static_cast<int64_t>(src), in - 1);
+      lo.push_back(i0);
+      hi.push_back(i0 < in - 1 ? i0 + 1 : i0);
+      lam.push_back(src - static_cast<float>(i0));
+    }
+    if (nearest) {
+      out = out.index_select(dim, ::ember::tensor(lo));
+      continue;
+    }
+    std::vector<int64_t> shape(static_cast<size_t>(input.dim()), 1);
+    shape[static_cast<size_t>(dim)] = n;
+    const Tensor l1 = ::ember::tensor(std::vector<double>(lam.begin(), lam.end()),
+                                      TensorOptions().dtype(ScalarType::Float))
+                          .to(out.scalar_type())
+                          .reshape(shape);
+    const Tensor l0 = 1 - l1;
+    out = out.index_select(dim, ::ember::tensor(lo)) * l0 + out.index_select(dim, ::ember::tensor(hi)) * l1;
   }
   return out;
 }

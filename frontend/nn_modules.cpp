@@ -258,6 +258,22 @@ Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) {
   return F::adaptive_avg_pool2d(input, options.output_size());
 }
 
+void UpsampleImpl::pretty_print(std::ostream& s) const {
+  s << kModulePrefix << "Upsample(";
+  if (options.scale_factor()) {
+    s << "scale_factor=" << ArrayRef<double>(*options.scale_factor());
+  } else if (options.size()) {
+    s << "size=" << ArrayRef<int64_t>(*options.size());
+  }
+  s << ", mode=" << get_enum_name(options.mode()) << ")";
+}
+Tensor UpsampleImpl::forward(const Tensor& input) {
+  F::InterpolateFuncOptions o;
+  o.size(options.size()).scale_factor(options.scale_factor()).align_corners(options.align_corners());
+  std::visit([&](const auto& mode) { o.mode(mode); }, options.mode());
+  return F::interpolate(input, o);
+}
+
 // ---- Losses ------------------------------------------------------------------------------
 
 #define EMBER_LOSS_BOILERPLATE(Name)                                              \

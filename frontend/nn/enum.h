@@ -40,6 +40,12 @@ EMBER_ENUM_TAG(kReplicate, "kReplicate")
 EMBER_ENUM_TAG(kCircular, "kCircular")
 EMBER_ENUM_TAG(kValid, "kValid")
 EMBER_ENUM_TAG(kSame, "kSame")
+EMBER_ENUM_TAG(kNearest, "kNearest")
+EMBER_ENUM_TAG(kNearestExact, "kNearestExact")
+EMBER_ENUM_TAG(kBilinear, "kBilinear")
+EMBER_ENUM_TAG(kTrilinear, "kTrilinear")
+EMBER_ENUM_TAG(kBicubic, "kBicubic")
+EMBER_ENUM_TAG(kArea, "kArea")
 EMBER_ENUM_TAG(kLSTM, "kLSTM")
 EMBER_ENUM_TAG(kGRU, "kGRU")
 EMBER_ENUM_TAG(kRNN_TANH, "kRNN_TANH")
@@ -73,6 +79,12 @@ inline constexpr enumtype::kReplicate kReplicate{};
 inline constexpr enumtype::kCircular kCircular{};
 inline constexpr enumtype::kValid kValid{};
 inline constexpr enumtype::kSame kSame{};
+inline constexpr enumtype::kNearest kNearest{};
+inline constexpr enumtype::kNearestExact kNearestExact{};
+inline constexpr enumtype::kBilinear kBilinear{};
+inline constexpr enumtype::kTrilinear kTrilinear{};
+inline constexpr enumtype::kBicubic kBicubic{};
+inline constexpr enumtype::kArea kArea{};
 
 /// The name of the tag a variant holds ("kMean").
 template <class... Tags>

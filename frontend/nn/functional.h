@@ -132,6 +132,10 @@ EMBER_API Tensor binary_cross_entropy_with_logits(
 /// Pads (or, with negative amounts, crops) the last len(pad) / 2 dims.
 EMBER_API Tensor pad(const Tensor& input, const PadFuncOptions& options);
 
+// Interpolation.
+/// Resizes the spatial dims of (N, C, *spatial) input: nearest or (bi/tri)linear.
+EMBER_API Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
+
 // Adaptive pooling.
 /// Means over PyTorch's adaptive windows: output (*, output_size[0], output_size[1]).
 EMBER_API Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size);

@@ -8,6 +8,7 @@
 #include "c10/macros/Export.h"
 #include "frontend/nn/module.h"
 #include "frontend/nn/options/pooling.h"
+#include "frontend/nn/options/vision.h"
 #include "frontend/nn/pimpl.h"
 
 namespace ember::nn {
@@ -68,5 +69,16 @@ class EMBER_API AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> 
   AdaptiveAvgPool2dOptions options;
 };
 EMBER_MODULE(AdaptiveAvgPool2d);
+
+/// Resizes the spatial dims (F::interpolate with the module's options).
+class EMBER_API UpsampleImpl : public Cloneable<UpsampleImpl> {
+ public:
+  explicit UpsampleImpl(const UpsampleOptions& options = {}) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  UpsampleOptions options;
+};
+EMBER_MODULE(Upsample);
 
 }  // namespace ember::nn

@@ -168,6 +168,35 @@ TEST(NnProgram, TopLevelOpsAndAdaptivePooling) {
   EXPECT_GOLDEN_NEAR("adaptive_avg_pool2d", torch::adaptive_avg_pool2d(x, {2, 3}), 1e-6);
   EXPECT_GOLDEN_NEAR("adaptive_avg_pool2d",
                      torch::nn::AdaptiveAvgPool2d(torch::nn::AdaptiveAvgPool2dOptions({2, 3}))(x), 1e-6);
+  const torch::Tensor xi = P({1, 2, 3, 4});
+  EXPECT_GOLDEN_NEAR("interpolate_nearest", F::interpolate(xi, F::InterpolateFuncOptions().size(std::vector<int64_t>{5, 7})), 1e-6);
+  EXPECT_GOLDEN_NEAR("interpolate_nearest_scale",
+                     torch::nn::Upsample(torch::nn::UpsampleOptions().scale_factor(std::vector<double>{2}))(xi), 1e-6);
+  EXPECT_GOLDEN_NEAR("interpolate_bilinear",
+                     F::interpolate(xi, F::InterpolateFuncOptions()
+                                            .size(std::vector<int64_t>{5, 7})
+                                            .mode(torch::kBilinear)
+                                            .align_corners(false)),
+                     1e-6);
+  EXPECT_GOLDEN_NEAR("interpolate_bilinear_corners",
+                     F::interpolate(xi, F::InterpolateFuncOptions()
+                                            .scale_factor(std::vector<double>{1.5, 2})
+                                            .mode(torch::kBilinear)
+                                            .align_corners(true)),
+                     1e-6);
+  EXPECT_GOLDEN_NEAR("interpolate_linear",
+                     F::interpolate(P({2, 3, 4}), F::InterpolateFuncOptions().size(std::vector<int64_t>{9}).mode(torch::kLinear)),
+                     1e-6);
+  EXPECT_GOLDEN_NEAR("interpolate_trilinear",
+                     F::interpolate(P({1, 1, 2, 3, 2}), F::InterpolateFuncOptions()
+                                                            .size(std::vector<int64_t>{3, 4, 5})
+                                                            .mode(torch::kTrilinear)),
+                     1e-6);
+  EXPECT_THROW(F::interpolate(xi, F::InterpolateFuncOptions()), ember::ValueError);
+  EXPECT_THROW(F::interpolate(xi, F::InterpolateFuncOptions().size(std::vector<int64_t>{5, 7}).mode(torch::kBicubic)),
+               ember::NotImplementedError);
+  EXPECT_THROW(F::interpolate(xi, F::InterpolateFuncOptions().size(std::vector<int64_t>{5}).mode(torch::kLinear)),
+               ember::ValueError);
   const torch::Tensor w = P({3, 2, 3, 3}, 0.05), b = P({3});
   EXPECT_TRUE(torch::conv2d(x, w, b, 2, 1).equal(
       F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).stride(2).padding(1))));
