@@ -267,4 +267,108 @@ std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
   return {r.output, r.h_n};
 }
 
+// ---- Cells -------------------------------------------------------------------------------
+
+namespace {
+
+// Registers a cell's weight_ih (gates*H, in), weight_hh (gates*H, H) and biases, all
+// ~ U(-1/sqrt(H), 1/sqrt(H)).
+void register_cell(Module& m, const char* name, const RNNCellOptionsBase& o, int64_t gates,
+                   Tensor& w_ih, Tensor& w_hh, Tensor& b_ih, Tensor& b_hh) {
+  EMBER_CHECK_VALUE(o.input_size() > 0 && o.hidden_size() > 0, name,
+                    ": input_size and hidden_size must be greater than zero, but got ",
+                    o.input_size(), " and ", o.hidden_size());
+  const int64_t g = gates * o.hidden_size();
+  w_ih = m.register_parameter("weight_ih", ::ember::empty({g, o.input_size()}));
+  w_hh = m.register_parameter("weight_hh", ::ember::empty({g, o.hidden_size()}));
+  if (o.bias()) {
+    b_ih = m.register_parameter("bias_ih", ::ember::empty({g}));
+    b_hh = m.register_parameter("bias_hh", ::ember::empty({g}));
+  } else {
+    b_ih = m.register_parameter("bias_ih", Tensor(), /*requires_grad=*/false);
+    b_hh = m.register_parameter("bias_hh", Tensor(), /*requires_grad=*/false);
+  }
+  const double stdv = 1.0 / std::sqrt(static_cast<double>(o.hidden_size()));
+  for (Tensor& p : m.parameters()) init::uniform_(p, -stdv, stdv);
+}
+
+void print_cell(std::ostream& stream, const char* name, const RNNCellOptionsBase& o) {
+  stream << std::boolalpha << kModulePrefix << name << "(" << o.input_size() << ", "
+         << o.hidden_size();
+  if (!o.bias()) stream << ", bias=false";
+  stream << ")";
+}
+
+// input (B, in) or (in) as (B, in), and whether it was unbatched; checks its size.
+std::pair<Tensor, bool> cell_input(const char* name, const Tensor& input, int64_t input_size) {
+  EMBER_CHECK_VALUE(input.dim() == 1 || input.dim() == 2, name,
+                    ": Expected input to be 1D or 2D, got ", input.dim(), "D instead");
+  EMBER_CHECK(input.size(-1) == input_size, name, ": input has inconsistent input_size: got ",
+              input.size(-1), " expected ", input_size);
+  return {input.dim() == 1 ? input.unsqueeze(0) : input, input.dim() == 1};
+}
+
+// A state given for a cell (or zeros), batched like the input.
+Tensor cell_state(const char* name, Tensor h, bool unbatched, int64_t batch, int64_t hidden,
+                  const Tensor& like) {
+  if (!h.defined()) return ::ember::zeros({batch, hidden}, TensorOptions().dtype(like.scalar_type()));
+  if (unbatched) h = h.unsqueeze(0);
+  EMBER_CHECK(h.dim() == 2 && h.size(0) == batch && h.size(1) == hidden, name,
+              ": expected a hidden state of size [", batch, ", ", hidden, "], but got ", h.sizes());
+  return h;
+}
+
+}  // namespace
+
+LSTMCellImpl::LSTMCellImpl(const LSTMCellOptions& options_) : options(options_) { reset(); }
+void LSTMCellImpl::reset() {
+  register_cell(*this, "LSTMCell", options, 4, weight_ih, weight_hh, bias_ih, bias_hh);
+}
+void LSTMCellImpl::pretty_print(std::ostream& s) const { print_cell(s, "LSTMCell", options); }
+std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input,
+                                                 std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  auto [x, unbatched] = cell_input("LSTMCell", input, options.input_size());
+  Tensor h0, c0;
+  if (hx_opt) std::tie(h0, c0) = *hx_opt;
+  Tensor h = cell_state("LSTMCell", h0, unbatched, x.size(0), options.hidden_size(), x);
+  Tensor c = cell_state("LSTMCell", c0, unbatched, x.size(0), options.hidden_size(), x);
+  const Tensor gates = F::linear(x, weight_ih, bias_ih) + F::linear(h, weight_hh, bias_hh);
+  const std::vector<Tensor> g = gates.chunk(4, 1);
+  c = ::ember::sigmoid(g[1]) * c + ::ember::sigmoid(g[0]) * ::ember::tanh(g[2]);
+  h = ::ember::sigmoid(g[3]) * ::ember::tanh(c);
+  if (unbatched) return {h.squeeze(0), c.squeeze(0)};
+  return {h, c};
+}
+
+GRUCellImpl::GRUCellImpl(const GRUCellOptions& options_) : options(options_) { reset(); }
+void GRUCellImpl::reset() {
+  register_cell(*this, "GRUCell", options, 3, weight_ih, weight_hh, bias_ih, bias_hh);
+}
+void GRUCellImpl::pretty_print(std::ostream& s) const { print_cell(s, "GRUCell", options); }
+Tensor GRUCellImpl::forward(const Tensor& input, Tensor hx) {
+  auto [x, unbatched] = cell_input("GRUCell", input, options.input_size());
+  const Tensor h = cell_state("GRUCell", hx, unbatched, x.size(0), options.hidden_size(), x);
+  const std::vector<Tensor> xg = F::linear(x, weight_ih, bias_ih).chunk(3, 1);
+  const std::vector<Tensor> hg = F::linear(h, weight_hh, bias_hh).chunk(3, 1);
+  const Tensor r = ::ember::sigmoid(xg[0] + hg[0]);
+  const Tensor z = ::ember::sigmoid(xg[1] + hg[1]);
+  const Tensor n = ::ember::tanh(xg[2] + r * hg[2]);
+  const Tensor out = (1 - z) * n + z * h;
+  return unbatched ? out.squeeze(0) : out;
+}
+
+RNNCellImpl::RNNCellImpl(const RNNCellOptions& options_) : options(options_) { reset(); }
+void RNNCellImpl::reset() {
+  register_cell(*this, "RNNCell", options, 1, weight_ih, weight_hh, bias_ih, bias_hh);
+}
+void RNNCellImpl::pretty_print(std::ostream& s) const { print_cell(s, "RNNCell", options); }
+Tensor RNNCellImpl::forward(const Tensor& input, Tensor hx) {
+  auto [x, unbatched] = cell_input("RNNCell", input, options.input_size());
+  const Tensor h = cell_state("RNNCell", hx, unbatched, x.size(0), options.hidden_size(), x);
+  const Tensor pre = F::linear(x, weight_ih, bias_ih) + F::linear(h, weight_hh, bias_hh);
+  const Tensor out = std::holds_alternative<enumtype::kReLU>(options.nonlinearity()) ? ::ember::relu(pre)
+                                                                                      : ::ember::tanh(pre);
+  return unbatched ? out.squeeze(0) : out;
+}
+
 }  // namespace ember::nn

@@ -87,4 +87,50 @@ class EMBER_API RNNImpl : public Cloneable<RNNImpl> {
 };
 EMBER_MODULE(RNN);
 
+/// One LSTM step: (input (B, in) or (in), optional (h, c)) -> (h', c').
+class EMBER_API LSTMCellImpl : public Cloneable<LSTMCellImpl> {
+ public:
+  LSTMCellImpl(int64_t input_size, int64_t hidden_size)
+      : LSTMCellImpl(LSTMCellOptions(input_size, hidden_size)) {}
+  explicit LSTMCellImpl(const LSTMCellOptions& options);
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  std::tuple<Tensor, Tensor> forward(const Tensor& input,
+                                     std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
+
+  LSTMCellOptions options;
+  Tensor weight_ih, weight_hh, bias_ih, bias_hh;
+};
+EMBER_MODULE(LSTMCell);
+
+/// One GRU step: (input, optional h) -> h'.
+class EMBER_API GRUCellImpl : public Cloneable<GRUCellImpl> {
+ public:
+  GRUCellImpl(int64_t input_size, int64_t hidden_size)
+      : GRUCellImpl(GRUCellOptions(input_size, hidden_size)) {}
+  explicit GRUCellImpl(const GRUCellOptions& options);
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, Tensor hx = {});
+
+  GRUCellOptions options;
+  Tensor weight_ih, weight_hh, bias_ih, bias_hh;
+};
+EMBER_MODULE(GRUCell);
+
+/// One Elman RNN step: (input, optional h) -> h'.
+class EMBER_API RNNCellImpl : public Cloneable<RNNCellImpl> {
+ public:
+  RNNCellImpl(int64_t input_size, int64_t hidden_size)
+      : RNNCellImpl(RNNCellOptions(input_size, hidden_size)) {}
+  explicit RNNCellImpl(const RNNCellOptions& options);
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, Tensor hx = {});
+
+  RNNCellOptions options;
+  Tensor weight_ih, weight_hh, bias_ih, bias_hh;
+};
+EMBER_MODULE(RNNCell);
+
 }  // namespace ember::nn

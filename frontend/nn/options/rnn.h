@@ -75,4 +75,33 @@ struct RNNOptions {
   EMBER_ARG(bool, bidirectional) = false;
 };
 
+/// LSTMCell(LSTMCellOptions(input_size, hidden_size).bias(true)); GRUCell's and RNNCell's
+/// options are the same fields (RNNCell's adds nonlinearity).
+struct RNNCellOptionsBase {
+  RNNCellOptionsBase(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  /// The features of the input.
+  EMBER_ARG(int64_t, input_size);
+  /// The features of the hidden state.
+  EMBER_ARG(int64_t, hidden_size);
+  /// Whether the cell has biases b_ih and b_hh.
+  EMBER_ARG(bool, bias) = true;
+};
+
+/// LSTMCell's options.
+struct LSTMCellOptions : RNNCellOptionsBase {
+  using RNNCellOptionsBase::RNNCellOptionsBase;
+};
+/// GRUCell's options.
+struct GRUCellOptions : RNNCellOptionsBase {
+  using RNNCellOptionsBase::RNNCellOptionsBase;
+};
+/// RNNCell's options.
+struct RNNCellOptions : RNNCellOptionsBase {
+  using nonlinearity_t = std::variant<enumtype::kTanh, enumtype::kReLU>;
+  using RNNCellOptionsBase::RNNCellOptionsBase;
+  /// tanh or relu.
+  EMBER_ARG(nonlinearity_t, nonlinearity) = enumtype::kTanh{};
+};
+
 }  // namespace ember::nn

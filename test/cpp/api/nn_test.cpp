@@ -384,6 +384,54 @@ TEST(NnRNN, GruAndRnnMatchTorch) {
                      "batch_first=true, dropout=0, bidirectional=false, nonlinearity=kReLU)");
 }
 
+// Sets a cell's parameters as cpp_api_reference.py does.
+template <class Cell>
+void set_cell(Cell& cell) {
+  int i = 0;
+  for (auto& p : cell->named_parameters()) {
+    set(p.value(), P(p.value().sizes().vec(), 0.1 + 0.05 * i));
+    ++i;
+  }
+}
+
+TEST(NnRNN, CellsMatchTorch) {
+  const torch::Tensor h0 = P({2, 4}, 0.2);
+  {
+    torch::nn::LSTMCell cell(3, 4);
+    set_cell(cell);
+    torch::Tensor x = P({2, 3}, 0.3).requires_grad_(true);
+    auto [h, c] = cell->forward(x, std::make_tuple(h0, P({2, 4}, 0.4)));
+    (h * h).sum().backward();
+    EXPECT_GOLDEN_NEAR("LSTMCell_h", h, 1e-6);
+    EXPECT_GOLDEN_NEAR("LSTMCell_c", c, 1e-6);
+    EXPECT_GOLDEN_NEAR("LSTMCell_grad_input", x.grad(), 1e-6);
+    EXPECT_GOLDEN_NEAR("LSTMCell_grad_weight_hh", cell->weight_hh.grad(), 1e-6);
+  }
+  {
+    torch::nn::GRUCell cell(3, 4);
+    set_cell(cell);
+    torch::Tensor x = P({2, 3}, 0.3).requires_grad_(true);
+    torch::Tensor h = cell->forward(x, h0);
+    (h * h).sum().backward();
+    EXPECT_GOLDEN_NEAR("GRUCell_h", h, 1e-6);
+    EXPECT_GOLDEN_NEAR("GRUCell_grad_input", x.grad(), 1e-6);
+    EXPECT_GOLDEN_NEAR("GRUCell_grad_weight_hh", cell->weight_hh.grad(), 1e-6);
+  }
+  {
+    torch::nn::RNNCell cell(3, 4);
+    set_cell(cell);
+    torch::Tensor x = P({2, 3}, 0.3).requires_grad_(true);
+    torch::Tensor h = cell->forward(x, h0);
+    (h * h).sum().backward();
+    EXPECT_GOLDEN_NEAR("RNNCell_h", h, 1e-6);
+    EXPECT_GOLDEN_NEAR("RNNCell_grad_input", x.grad(), 1e-6);
+    EXPECT_GOLDEN_NEAR("RNNCell_grad_weight_hh", cell->weight_hh.grad(), 1e-6);
+    EXPECT_EQ(cell->forward(torch::ones({3})).sizes(), torch::IntArrayRef({4}));  // unbatched
+    EXPECT_THROW(cell->forward(torch::ones({2, 5})), ember::Error);
+    EXPECT_THROW(cell->forward(torch::ones({2, 3}), torch::ones({3, 4})), ember::Error);
+  }
+}
+
 TEST(NnFunctional, ActivationsMatchTorch) {
   const torch::Tensor x = api_test::X();
   EXPECT_GOLDEN("relu", F::relu(x));

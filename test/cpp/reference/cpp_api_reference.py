@@ -257,6 +257,20 @@ def nn_cases():
         _set(rnn, **{name: P(*p.shape, scale=0.1 + 0.05 * i)})
     out, h = rnn(P(2, 5, 3, scale=0.3))
     c["rnn_relu_out"], c["rnn_relu_h"] = out, h
+    for kind in ("LSTMCell", "GRUCell", "RNNCell"):
+        cell = getattr(nn, kind)(3, 4)
+        for i, (name, p) in enumerate(cell.named_parameters()):
+            _set(cell, **{name: P(*p.shape, scale=0.1 + 0.05 * i)})
+        x = P(2, 3, scale=0.3).requires_grad_(True)
+        h0 = P(2, 4, scale=0.2)
+        out = cell(x, (h0, P(2, 4, scale=0.4))) if kind == "LSTMCell" else cell(x, h0)
+        h1 = out[0] if kind == "LSTMCell" else out
+        (h1 * h1).sum().backward()
+        c[kind + "_h"] = h1
+        c[kind + "_grad_input"] = x.grad
+        c[kind + "_grad_weight_hh"] = cell.weight_hh.grad
+        if kind == "LSTMCell":
+            c[kind + "_c"] = out[1]
 
     c["relu"] = F.relu(X)
     c["leaky_relu"] = F.leaky_relu(X, 0.2)
