@@ -237,6 +237,11 @@ Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options) {
                              opt(options.bias()), options.eps(), false);
 }
 
+Tensor normalize(const Tensor& input, const NormalizeFuncOptions& options) {
+  const Tensor norm = ::ember::linalg_vector_norm(input, options.p(), {options.dim()}, true);
+  return input / ::ember::clamp(norm, Scalar(options.eps()), std::nullopt).expand_as(input);
+}
+
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
   EMBER_CHECK_VALUE(weight.dim() == 2, "embedding(): expected a 2-D weight, but got ",
                     weight.dim(), "-D");

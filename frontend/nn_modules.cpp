@@ -151,6 +151,19 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) {
                           .scale_grad_by_freq(options.scale_grad_by_freq()));
 }
 
+Embedding Embedding::from_pretrained(const Tensor& embeddings,
+                                     const EmbeddingFromPretrainedOptions& options) {
+  EMBER_CHECK_VALUE(embeddings.dim() == 2, "Embedding::from_pretrained(): expected a 2-D ",
+                    "embeddings tensor, but got ", embeddings.dim(), "-D");
+  Embedding embedding(EmbeddingOptions(embeddings.size(0), embeddings.size(1))
+                          ._weight(embeddings.detach().clone())
+                          .padding_idx(options.padding_idx())
+                          .scale_grad_by_freq(options.scale_grad_by_freq())
+                          .sparse(options.sparse()));
+  embedding->weight.requires_grad_(!options.freeze());
+  return embedding;
+}
+
 // ---- Activations -------------------------------------------------------------------------
 
 namespace {

@@ -99,6 +99,9 @@ EMBER_API Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& opt
 /// Normalises over groups of channels.
 EMBER_API Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
 
+/// input divided by its p-norm over dim (at least eps).
+EMBER_API Tensor normalize(const Tensor& input, const NormalizeFuncOptions& options = {});
+
 // Embedding.
 /// The rows of weight at the indices in input.
 EMBER_API Tensor embedding(const Tensor& input, const Tensor& weight,

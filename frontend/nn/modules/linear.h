@@ -100,6 +100,15 @@ class EMBER_API EmbeddingImpl : public Cloneable<EmbeddingImpl> {
   /// The table (num_embeddings, embedding_dim).
   Tensor weight;
 };
-EMBER_MODULE(Embedding);
+
+/// The holder of EmbeddingImpl, with libtorch's from_pretrained.
+class EMBER_API Embedding : public ModuleHolder<EmbeddingImpl> {
+ public:
+  using ModuleHolder<EmbeddingImpl>::ModuleHolder;
+  using Impl = EmbeddingImpl;
+  /// An Embedding whose table is embeddings (2-D), frozen unless options.freeze(false).
+  static Embedding from_pretrained(const Tensor& embeddings,
+                                   const EmbeddingFromPretrainedOptions& options = {});
+};
 
 }  // namespace ember::nn

@@ -57,7 +57,29 @@ struct EmbeddingOptions {
   EMBER_ARG(Tensor, _weight) = Tensor();
 };
 
+/// Embedding::from_pretrained(weights, EmbeddingFromPretrainedOptions().freeze(false)).
+struct EmbeddingFromPretrainedOptions {
+  /// Whether the weights stay fixed (requires_grad false).
+  EMBER_ARG(bool, freeze) = true;
+  /// The row whose gradient is always zero.
+  EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  /// Scale gradients by the inverse frequency of the words in the batch.
+  EMBER_ARG(bool, scale_grad_by_freq) = false;
+  /// Sparse gradients (not supported).
+  EMBER_ARG(bool, sparse) = false;
+};
+
 namespace functional {
+
+/// F::normalize(x, NormalizeFuncOptions().p(2).dim(1).eps(1e-12)).
+struct NormalizeFuncOptions {
+  /// The order of the norm.
+  EMBER_ARG(double, p) = 2.0;
+  /// The dim normalised over.
+  EMBER_ARG(int64_t, dim) = 1;
+  /// The smallest norm divided by.
+  EMBER_ARG(double, eps) = 1e-12;
+};
 
 /// F::dropout(x, DropoutFuncOptions().p(0.5).training(true)).
 struct DropoutFuncOptions {

@@ -301,6 +301,13 @@ TEST(NnEmbedding, ForwardBackwardMatchesTorch) {
   EXPECT_GOLDEN("embedding_grad_weight", emb->weight.grad());
   EXPECT_THROW(torch::nn::Embedding(torch::nn::EmbeddingOptions(10, 3).padding_idx(10)),
                ember::ValueError);
+  auto frozen = torch::nn::Embedding::from_pretrained(P({10, 3}));
+  EXPECT_FALSE(frozen->weight.requires_grad());
+  EXPECT_TRUE(frozen->weight.equal(P({10, 3})));
+  EXPECT_GOLDEN("embedding_out", frozen(torch::tensor({{1, 2}, {0, 9}})));
+  auto trainable = torch::nn::Embedding::from_pretrained(
+      P({10, 3}), torch::nn::EmbeddingFromPretrainedOptions().freeze(false).padding_idx(0));
+  EXPECT_TRUE(trainable->weight.requires_grad());
 }
 
 TEST(NnLSTM, ParametersAndForwardBackwardMatchTorch) {
@@ -448,6 +455,8 @@ TEST(NnFunctional, ActivationsMatchTorch) {
   EXPECT_GOLDEN("log_softmax_dim0_double", F::log_softmax(x, F::LogSoftmaxFuncOptions(0).dtype(torch::kDouble)));
   EXPECT_GOLDEN("hardtanh", F::hardtanh(x, F::HardtanhFuncOptions().min_val(-1).max_val(2)));
   EXPECT_GOLDEN("softplus", F::softplus(x, F::SoftplusFuncOptions().beta(2)));
+  EXPECT_GOLDEN("normalize", F::normalize(x, F::NormalizeFuncOptions().p(2).dim(1)));
+  EXPECT_GOLDEN("normalize_l1_dim0", F::normalize(x, F::NormalizeFuncOptions().p(1).dim(0)));
   EXPECT_GOLDEN("relu", torch::nn::ReLU()(x));
   EXPECT_GOLDEN("leaky_relu", torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2))(x));
   EXPECT_GOLDEN("softmax", torch::nn::Softmax(1)(x));

@@ -302,6 +302,8 @@ def nn_cases():
                                                       align_corners=True)
     c["interpolate_linear"] = F.interpolate(P(2, 3, 4), size=9, mode="linear")
     c["interpolate_trilinear"] = F.interpolate(P(1, 1, 2, 3, 2), size=(3, 4, 5), mode="trilinear")
+    c["normalize"] = F.normalize(X, p=2.0, dim=1)
+    c["normalize_l1_dim0"] = F.normalize(X, p=1.0, dim=0)
     c["pad_constant"] = F.pad(X, (1, 2), value=0.5)
     c["pad_reflect"] = F.pad(y4, (2, 1, 1, 2), mode="reflect")
     c["pad_replicate"] = F.pad(y4, (2, 1, 1, 2), mode="replicate")
