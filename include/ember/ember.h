@@ -1,5 +1,6 @@
 #pragma once
-/// Ember's public C++ API: tensors, the dispatcher, the registration API and operators.
+/// Ember's public C++ API: tensors, the dispatcher, the registration API and operators, and
+/// the C++ frontend (ember::nn, ember::optim).
 
 #include "aten/Print.h"
 #include "aten/TensorIndexing.h"
@@ -20,5 +21,7 @@
 #include "c10/util/Exception.h"
 #include "c10/core/TensorOptions.h"
 #include "ember/generated/Functions.h"
+#include "frontend/nn.h"
+#include "frontend/optim.h"
 #include "frontend/data.h"
 #include "frontend/serialize.h"

@@ -23,3 +23,7 @@
 #include "c10/dispatch/Dispatcher.h"
 #include "c10/dispatch/Library.h"
 #include "c10/util/Exception.h"
+#include "frontend/nn.h"
+#include "frontend/optim.h"
+#include "frontend/data.h"
+#include "frontend/serialize.h"

@@ -35,10 +35,20 @@ inline torch::Tensor B() {
 }
 inline torch::Tensor I() { return torch::tensor({{6, 3, 5}, {12, 9, 10}}); }
 
+// The weights and inputs of the nn/optim cases (cpp_api_reference.py's P): exact small
+// multiples of scale, so both sides start from the same bits.
+inline torch::Tensor P(std::vector<int64_t> shape, double scale = 0.1) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return (((torch::arange(n) * 37) % 11) - 5).to(torch::kFloat).mul(scale).reshape(shape);
+}
+
 inline const char* dtype_name(torch::ScalarType t) { return ember::scalar_type_name(t); }
 
-// Empty when `got` is what PyTorch computed for case `name`, else what differs.
-inline std::string golden_mismatch(const std::string& name, const torch::Tensor& got) {
+// Empty when `got` is what PyTorch computed for case `name` (within tol, relative above
+// magnitude 1), else what differs.
+inline std::string golden_mismatch(const std::string& name, const torch::Tensor& got,
+                                   double tol = 1e-6) {
   const JsonValue& want = golden()["values"][name];
   std::vector<int64_t> sizes;
   for (const JsonValue& s : want["sizes"].as_array()) sizes.push_back(s.as_int());
@@ -55,7 +65,7 @@ inline std::string golden_mismatch(const std::string& name, const torch::Tensor&
   for (size_t i = 0; i < values.size(); ++i) {
     const double w = values[i].as_double(), g = p[i];
     const bool same = (std::isnan(w) && std::isnan(g)) ||
-                      std::fabs(g - w) <= 1e-6 * std::max(1.0, std::fabs(w));
+                      std::fabs(g - w) <= tol * std::max(1.0, std::fabs(w));
     if (!same) return ember::str("element ", i, " is ", g, " but torch gives ", w);
   }
   return "";
@@ -65,3 +75,6 @@ inline std::string golden_mismatch(const std::string& name, const torch::Tensor&
 
 // EXPECT_GOLDEN(name, tensor): the tensor equals PyTorch's result for case `name`.
 #define EXPECT_GOLDEN(name, tensor) EXPECT_EQ(::api_test::golden_mismatch(name, tensor), "") << name
+// EXPECT_GOLDEN_NEAR(name, tensor, tol): the same within tol (float32 sums of many terms).
+#define EXPECT_GOLDEN_NEAR(name, tensor, tol) \
+  EXPECT_EQ(::api_test::golden_mismatch(name, tensor, tol), "") << name

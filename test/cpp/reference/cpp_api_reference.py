@@ -138,7 +138,242 @@ def value_cases():
     w = torch.ones(2, 3, requires_grad=True)
     (w * X).sum().backward()
     c["requires_grad_option_grad"] = w.grad
+    c.update(nn_cases())
+    c.update(optim_cases())
     return {k: record(v) for k, v in c.items()}
+
+
+# ---- ember::nn and ember::optim (test/cpp/api/nn_test.cpp, optim_test.cpp) ----------------
+# Weights and inputs are P(shape, scale): exact small multiples of scale that the C++ tests
+# build with the same ops (api_test_util.h), so both sides start from the same bits.
+
+def P(*shape, scale=0.1):
+    n = math.prod(shape)
+    return ((((torch.arange(n) * 37) % 11) - 5).float() * scale).reshape(shape)
+
+
+def _set(module, **params):
+    with torch.no_grad():
+        for name, value in params.items():
+            getattr(module, name).copy_(value)
+
+
+def _forward_backward(c, name, module, x, params):
+    """Records module(x), and the grads of x and of params for loss = sum(y * y)."""
+    x = x.clone().requires_grad_(True)
+    y = module(x)
+    (y * y).sum().backward()
+    c[name + "_out"] = y
+    c[name + "_grad_input"] = x.grad
+    for p in params:
+        c[name + "_grad_" + p] = getattr(module, p).grad
+
+
+def nn_cases():
+    F = torch.nn.functional
+    nn = torch.nn
+    c = {}
+    fc = nn.Linear(3, 2)
+    _set(fc, weight=P(2, 3), bias=P(2, scale=0.2))
+    _forward_backward(c, "linear", fc, P(4, 3, scale=0.3), ["weight", "bias"])
+
+    conv = nn.Conv2d(2, 3, 3, padding=1)
+    _set(conv, weight=P(3, 2, 3, 3, scale=0.05), bias=P(3))
+    _forward_backward(c, "conv2d", conv, P(2, 2, 5, 5), ["weight", "bias"])
+    conv = nn.Conv2d(4, 4, 3, stride=2, groups=2, bias=False, dilation=1)
+    _set(conv, weight=P(4, 2, 3, 3, scale=0.05))
+    c["conv2d_strided_groups"] = conv(P(1, 4, 7, 7))
+    conv = nn.Conv2d(1, 2, 3, padding=2, padding_mode="reflect")
+    _set(conv, weight=P(2, 1, 3, 3, scale=0.05), bias=P(2))
+    c["conv2d_reflect"] = conv(P(1, 1, 4, 5))
+    conv = nn.Conv2d(1, 1, (2, 3), padding="same", bias=False)
+    _set(conv, weight=P(1, 1, 2, 3))
+    c["conv2d_same"] = conv(P(1, 1, 4, 4))
+    conv = nn.Conv1d(2, 3, 2, stride=2)
+    _set(conv, weight=P(3, 2, 2), bias=P(3))
+    c["conv1d"] = conv(P(2, 2, 7))
+    deconv = nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1, output_padding=1)
+    _set(deconv, weight=P(2, 3, 3, 3, scale=0.05), bias=P(3))
+    _forward_backward(c, "conv_transpose2d", deconv, P(1, 2, 3, 3), ["weight", "bias"])
+
+    bn = nn.BatchNorm2d(3, momentum=0.2)
+    _set(bn, weight=P(3, scale=0.5) + 1, bias=P(3))
+    x = P(4, 3, 2, 2) + torch.arange(3.0).reshape(1, 3, 1, 1)
+    _forward_backward(c, "batchnorm2d", bn, x, ["weight", "bias"])
+    bn(x * 2)
+    c["batchnorm2d_running_mean"] = bn.running_mean
+    c["batchnorm2d_running_var"] = bn.running_var
+    c["batchnorm2d_num_batches_tracked"] = bn.num_batches_tracked
+    bn.eval()
+    c["batchnorm2d_eval"] = bn(P(2, 3, 2, 2, scale=0.3))
+    bn1 = nn.BatchNorm1d(4, momentum=None, affine=False)
+    bn1(P(5, 4))
+    bn1(P(5, 4, scale=0.3) + 1)
+    c["batchnorm1d_cumulative_mean"] = bn1.running_mean
+    c["batchnorm1d_cumulative_var"] = bn1.running_var
+    bn1.eval()
+    c["batchnorm1d_eval"] = bn1(P(3, 4))
+
+    ln = nn.LayerNorm([4])
+    _set(ln, weight=P(4, scale=0.5) + 1, bias=P(4))
+    _forward_backward(c, "layernorm", ln, P(3, 4), ["weight", "bias"])
+    gn = nn.GroupNorm(2, 4)
+    c["groupnorm"] = gn(P(2, 4, 3))
+
+    emb = nn.Embedding(10, 3, padding_idx=0)
+    _set(emb, weight=P(10, 3))
+    y = emb(torch.tensor([[1, 2], [0, 9]]))
+    (y * y).sum().backward()
+    c["embedding_out"] = y
+    c["embedding_grad_weight"] = emb.weight.grad
+
+    lstm = nn.LSTM(3, 4)
+    for i, (name, p) in enumerate(lstm.named_parameters()):
+        _set(lstm, **{name: P(*p.shape, scale=0.1 + 0.05 * i)})
+    x = P(5, 2, 3, scale=0.3).requires_grad_(True)
+    out, (h, cell) = lstm(x)
+    (out.sum() + h.sum() * 2 + cell.sum()).backward()
+    c["lstm_out"], c["lstm_h"], c["lstm_c"] = out, h, cell
+    c["lstm_grad_input"] = x.grad
+    c["lstm_grad_weight_ih_l0"] = lstm.weight_ih_l0.grad
+    c["lstm_grad_bias_hh_l0"] = lstm.bias_hh_l0.grad
+    lstm = nn.LSTM(3, 2, num_layers=2, batch_first=True, bidirectional=True)
+    for i, (name, p) in enumerate(lstm.named_parameters()):
+        _set(lstm, **{name: P(*p.shape, scale=0.05 + 0.02 * i)})
+    h0 = P(4, 2, 2, scale=0.2)
+    c0 = P(4, 2, 2, scale=0.3)
+    out, (h, cell) = lstm(P(2, 4, 3, scale=0.3), (h0, c0))
+    c["lstm2_out"], c["lstm2_h"], c["lstm2_c"] = out, h, cell
+    gru = nn.GRU(3, 4, num_layers=2, bidirectional=True)
+    for i, (name, p) in enumerate(gru.named_parameters()):
+        _set(gru, **{name: P(*p.shape, scale=0.1 + 0.03 * i)})
+    x = P(5, 2, 3, scale=0.3).requires_grad_(True)
+    out, h = gru(x, P(4, 2, 4, scale=0.2))
+    (out.sum() + h.sum()).backward()
+    c["gru_out"], c["gru_h"], c["gru_grad_input"] = out, h, x.grad
+    c["gru_grad_weight_hh_l0"] = gru.weight_hh_l0.grad
+    rnn = nn.RNN(3, 4, nonlinearity="relu", batch_first=True)
+    for i, (name, p) in enumerate(rnn.named_parameters()):
+        _set(rnn, **{name: P(*p.shape, scale=0.1 + 0.05 * i)})
+    out, h = rnn(P(2, 5, 3, scale=0.3))
+    c["rnn_relu_out"], c["rnn_relu_h"] = out, h
+    for kind in ("LSTMCell", "GRUCell", "RNNCell"):
+        cell = getattr(nn, kind)(3, 4)
+        for i, (name, p) in enumerate(cell.named_parameters()):
+            _set(cell, **{name: P(*p.shape, scale=0.1 + 0.05 * i)})
+        x = P(2, 3, scale=0.3).requires_grad_(True)
+        h0 = P(2, 4, scale=0.2)
+        out = cell(x, (h0, P(2, 4, scale=0.4))) if kind == "LSTMCell" else cell(x, h0)
+        h1 = out[0] if kind == "LSTMCell" else out
+        (h1 * h1).sum().backward()
+        c[kind + "_h"] = h1
+        c[kind + "_grad_input"] = x.grad
+        c[kind + "_grad_weight_hh"] = cell.weight_hh.grad
+        if kind == "LSTMCell":
+            c[kind + "_c"] = out[1]
+
+    c["relu"] = F.relu(X)
+    c["leaky_relu"] = F.leaky_relu(X, 0.2)
+    c["gelu"] = F.gelu(X)
+    c["gelu_tanh"] = F.gelu(X, approximate="tanh")
+    c["elu"] = F.elu(X, 0.5)
+    c["silu"] = F.silu(X)
+    c["sigmoid"] = torch.sigmoid(X)
+    c["tanh"] = torch.tanh(X)
+    c["softmax"] = F.softmax(X, 1)
+    c["log_softmax"] = F.log_softmax(X, 1)
+    c["log_softmax_dim0_double"] = F.log_softmax(X, 0, dtype=torch.float64)
+    c["hardtanh"] = F.hardtanh(X, -1.0, 2.0)
+    c["softplus"] = F.softplus(X, beta=2.0)
+    y4 = Y.reshape(1, 2, 3, 4)
+    c["max_pool2d"] = F.max_pool2d(y4, 2)
+    c["max_pool2d_strided"] = F.max_pool2d(y4, (2, 3), stride=1, padding=1)
+    c["avg_pool2d"] = F.avg_pool2d(y4, 2, stride=1, padding=1)
+    c["avg_pool2d_no_pad_count"] = F.avg_pool2d(y4, 2, stride=1, padding=1, count_include_pad=False)
+    c["max_pool1d"] = F.max_pool1d(Y, 2)
+    c["avg_pool1d"] = F.avg_pool1d(Y, 3, stride=1)
+    c["flatten"] = nn.Flatten()(Y)
+    c["adaptive_avg_pool2d"] = F.adaptive_avg_pool2d(P(1, 2, 5, 7), (2, 3))
+    xi = P(1, 2, 3, 4)
+    c["interpolate_nearest"] = F.interpolate(xi, size=(5, 7))
+    c["interpolate_nearest_scale"] = F.interpolate(xi, scale_factor=2)
+    c["interpolate_bilinear"] = F.interpolate(xi, size=(5, 7), mode="bilinear", align_corners=False)
+    c["interpolate_bilinear_corners"] = F.interpolate(xi, scale_factor=(1.5, 2), mode="bilinear",
+                                                      align_corners=True)
+    c["interpolate_linear"] = F.interpolate(P(2, 3, 4), size=9, mode="linear")
+    c["interpolate_trilinear"] = F.interpolate(P(1, 1, 2, 3, 2), size=(3, 4, 5), mode="trilinear")
+    c["normalize"] = F.normalize(X, p=2.0, dim=1)
+    c["normalize_l1_dim0"] = F.normalize(X, p=1.0, dim=0)
+    c["pad_constant"] = F.pad(X, (1, 2), value=0.5)
+    c["pad_reflect"] = F.pad(y4, (2, 1, 1, 2), mode="reflect")
+    c["pad_replicate"] = F.pad(y4, (2, 1, 1, 2), mode="replicate")
+    c["pad_circular"] = F.pad(y4, (2, 1, 1, 2), mode="circular")
+    c["pad_negative"] = F.pad(X, (-1, 1))
+
+    target = torch.tensor([2, 0])
+    logp = F.log_softmax(X, 1)
+    c["mse_loss"] = F.mse_loss(X, X.flip(1))
+    c["mse_loss_sum"] = F.mse_loss(X, X.flip(1), reduction="sum")
+    c["l1_loss_none"] = F.l1_loss(X, X.flip(0), reduction="none")
+    c["smooth_l1_loss"] = F.smooth_l1_loss(X, X.flip(1), beta=0.5)
+    c["nll_loss"] = F.nll_loss(logp, target)
+    c["nll_loss_weight"] = F.nll_loss(logp, target, weight=torch.tensor([1.0, 2.0, 0.5]))
+    c["cross_entropy"] = F.cross_entropy(X, target)
+    c["cross_entropy_smoothing"] = F.cross_entropy(X, target, label_smoothing=0.1, reduction="sum")
+    c["cross_entropy_ignore"] = F.cross_entropy(X, torch.tensor([2, -100]))
+    prob = torch.sigmoid(X)
+    bt = torch.tensor([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
+    c["bce"] = F.binary_cross_entropy(prob, bt)
+    c["bce_with_logits"] = F.binary_cross_entropy_with_logits(X, bt, pos_weight=torch.tensor([1.0, 2.0, 3.0]))
+    xx = X.clone().requires_grad_(True)
+    F.cross_entropy(xx, target).backward()
+    c["cross_entropy_grad"] = xx.grad
+
+    seq = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2), nn.Tanh())
+    _set(seq[0], weight=P(4, 3), bias=P(4))
+    _set(seq[2], weight=P(2, 4, scale=0.3), bias=P(2))
+    c["sequential"] = seq(X)
+    return c
+
+
+def _optim_run(make, steps=3):
+    """w, b after `steps` steps of the optimizer on a small least-squares problem."""
+    w = P(2, 3).requires_grad_(True)
+    b = P(2, scale=0.2).requires_grad_(True)
+    opt = make([w, b])
+    x, target = P(4, 3, scale=0.3), P(4, 2, scale=0.5)
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = ((x @ w.t() + b - target) ** 2).mean()
+        loss.backward()
+        opt.step()
+    return w.detach(), b.detach()
+
+
+OPTIM_CASES = {
+    "sgd": lambda p: torch.optim.SGD(p, lr=0.1),
+    "sgd_momentum": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01),
+    "sgd_nesterov": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
+    "adam": lambda p: torch.optim.Adam(p, lr=0.01),
+    "adam_amsgrad_wd": lambda p: torch.optim.Adam(p, lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True),
+    "adamw": lambda p: torch.optim.AdamW(p, lr=0.01),
+    "adamw_amsgrad": lambda p: torch.optim.AdamW(p, lr=0.02, weight_decay=0.1, amsgrad=True, eps=1e-6),
+    "rmsprop": lambda p: torch.optim.RMSprop(p, lr=0.01),
+    "rmsprop_centered_momentum": lambda p: torch.optim.RMSprop(p, lr=0.01, alpha=0.9, momentum=0.5, centered=True,
+                                                               weight_decay=0.1),
+}
+
+
+def optim_cases():
+    c = {}
+    w = P(2, 3).requires_grad_(True)
+    b = P(2, scale=0.2).requires_grad_(True)
+    ((P(4, 3, scale=0.3) @ w.t() + b - P(4, 2, scale=0.5)) ** 2).mean().backward()
+    c["clip_grad_norm_total"] = torch.nn.utils.clip_grad_norm_([w, b], 0.1)
+    c["clip_grad_norm_w"], c["clip_grad_norm_b"] = w.grad, b.grad
+    for name, make in OPTIM_CASES.items():
+        c["optim_" + name + "_w"], c["optim_" + name + "_b"] = _optim_run(make)
+    return c
 
 
 @torch.jit.script
