@@ -276,6 +276,8 @@ Tensor ger(const Tensor& self, const Tensor& vec2) { return native::outer(self, 
 
 Tensor trace(const Tensor& self) {
   EMBER_CHECK(self.dim() == 2, "trace(): expected a 2-d tensor, but got a ", self.dim(), "-d tensor");
+  EMBER_CHECK_NOT_IMPLEMENTED(self.scalar_type() != ScalarType::Bool, "trace(): not implemented "
+                              "for 'Bool' (as PyTorch)");
   return self.diagonal().sum();
 }
 
