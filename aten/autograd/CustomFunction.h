@@ -3,6 +3,7 @@
 /// args...)` and `backward(AutogradContext*, variable_list grad_outputs)`, called through
 /// `Function<T>::apply(args...)` (PyTorch's torch::autograd::Function).
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -70,6 +71,13 @@ class CppNode final : public Node {
  public:
   variable_list apply(variable_list&& grads) override {
     variable_list outs = T::backward(&ctx_, std::move(grads));
+    // Extra trailing gradients are dropped when all are undefined (as libtorch's CppNode):
+    // forward's defaulted arguments (`Tensor bias = Tensor()`) are not among apply's.
+    if (outs.size() > is_tensor_.size() &&
+        std::all_of(outs.begin() + static_cast<std::ptrdiff_t>(is_tensor_.size()), outs.end(),
+                    [](const Tensor& g) { return !g.defined(); })) {
+      outs.resize(is_tensor_.size());
+    }
     EMBER_CHECK(outs.size() == is_tensor_.size(), "function ", name(), " backward returned an "
                 "incorrect number of gradients (expected ", is_tensor_.size(), ", got ",
                 outs.size(), ")");

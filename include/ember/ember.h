@@ -23,5 +23,6 @@
 #include "ember/generated/Functions.h"
 #include "frontend/nn.h"
 #include "frontend/optim.h"
+#include "frontend/compat.h"
 #include "frontend/data.h"
 #include "frontend/serialize.h"

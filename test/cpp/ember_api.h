@@ -25,5 +25,6 @@
 #include "c10/util/Exception.h"
 #include "frontend/nn.h"
 #include "frontend/optim.h"
+#include "frontend/compat.h"
 #include "frontend/data.h"
 #include "frontend/serialize.h"

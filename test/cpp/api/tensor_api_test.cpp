@@ -82,6 +82,42 @@ TEST(ApiAutograd, CustomFunctionKeepsNonTensorsInSavedData) {
   EXPECT_TRUE(torch::allclose(x.grad(), torch::full({3}, 5.5)));
 }
 
+TEST(ApiAutograd, CustomFunctionMayReturnUndefinedGradsForDefaultedArguments) {
+  // pytorch/examples' LinearFunction: forward's bias defaults to Tensor(), apply() passes two
+  // tensors, backward returns three gradients, the last undefined: libtorch drops it.
+  struct LinearFunction : public torch::autograd::Function<LinearFunction> {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, torch::Tensor input,
+                                 torch::Tensor weight, torch::Tensor bias = torch::Tensor()) {
+      ctx->save_for_backward({input, weight, bias});
+      torch::Tensor out = input.mm(weight.t());
+      if (bias.defined()) out += bias.unsqueeze(0).expand_as(out);
+      return out;
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+      auto saved = ctx->get_saved_variables();
+      torch::Tensor grad_bias;
+      if (saved[2].defined()) grad_bias = grads[0].sum(0);
+      return {grads[0].mm(saved[1]), grads[0].t().mm(saved[0]), grad_bias};
+    }
+  };
+  torch::Tensor x = torch::ones({2, 3}, torch::requires_grad());
+  torch::Tensor w = torch::ones({4, 3}, torch::requires_grad());
+  LinearFunction::apply(x, w).sum().backward();
+  EXPECT_TRUE(torch::allclose(x.grad(), torch::full({2, 3}, 4.0)));
+  EXPECT_TRUE(torch::allclose(w.grad(), torch::full({4, 3}, 2.0)));
+  // A defined extra gradient is still an error naming the counts.
+  struct TooMany : public torch::autograd::Function<TooMany> {
+    static torch::Tensor forward(torch::autograd::AutogradContext*, torch::Tensor t) { return t * 2; }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::tensor_list grads) {
+      return {grads[0] * 2, grads[0]};
+    }
+  };
+  torch::Tensor y = torch::ones({2}, torch::requires_grad());
+  EXPECT_THROW(TooMany::apply(y).sum().backward(), torch::Error);
+}
+
 TEST(ApiOptions, RequiresGradInEveryFactory) {
   const auto rg = torch::TensorOptions().requires_grad(true);
   std::vector<torch::Tensor> made = {
@@ -330,6 +366,27 @@ TEST(ApiAutograd, GradFnAndGuards) {
   EXPECT_TRUE(torch::GradMode::is_enabled());
   y.backward();
   EXPECT_TRUE(torch::allclose(w.grad(), torch::full({3}, 2.0)));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ApiCompat, CudaQueriesAndCheckMacros) {
+  // What libtorch programs take from <torch/torch.h> besides tensors: no CUDA device here
+  // (as Python's ember.cuda), and c10's check macros throwing ember::Error.
+  EXPECT_FALSE(torch::cuda::is_available());
+  EXPECT_EQ(torch::cuda::device_count(), 0);
+  EXPECT_FALSE(torch::cuda::cudnn_is_available());
+  EXPECT_NO_THROW(TORCH_CHECK(1 + 1 == 2, "arithmetic"));
+  EXPECT_NO_THROW(AT_ASSERT(true));
+  try {
+    TORCH_CHECK(2 < 1, "two is not below ", 1);
+    FAIL() << "TORCH_CHECK did not throw";
+  } catch (const torch::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("two is not below 1"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(AT_ASSERT(!std::isnan(std::nan(""))), torch::Error);
 }
 
 }  // namespace
