@@ -9,7 +9,9 @@
 
 #include "aten/PhiloxGenerator.h"
 #include "aten/TensorFactories.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/randperm.h"
+#include "ember/generated/ops/stack.h"
 
 namespace ember::data {
 

@@ -4,7 +4,7 @@
 #include <ios>
 
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/empty.h"
 #include "frontend/nn/functional.h"
 #include "frontend/nn/init.h"
 #include "frontend/nn/modules/conv.h"

@@ -6,7 +6,7 @@
 
 #include "aten/autograd/GradMode.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/eye.h"
 
 namespace ember::nn::init {
 

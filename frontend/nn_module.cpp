@@ -9,7 +9,6 @@
 
 #include "aten/autograd/GradMode.h"
 #include "aten/autograd/Variable.h"
-#include "ember/generated/Functions.h"
 
 namespace ember::nn {
 

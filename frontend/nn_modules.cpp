@@ -5,7 +5,9 @@
 
 #include "aten/autograd/GradMode.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/sigmoid.h"
+#include "ember/generated/ops/tanh.h"
 #include "frontend/nn/functional.h"
 #include "frontend/nn/init.h"
 #include "frontend/nn/modules/activation.h"

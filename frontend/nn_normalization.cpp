@@ -4,7 +4,9 @@
 
 #include "aten/autograd/GradMode.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/ones.h"
+#include "ember/generated/ops/zeros.h"
 #include "frontend/nn/functional.h"
 #include "frontend/nn/init.h"
 #include "frontend/nn/modules/normalization.h"

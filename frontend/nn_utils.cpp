@@ -9,7 +9,10 @@
 #include "aten/autograd/GradMode.h"
 #include "c10/util/Exception.h"
 #include "aten/TensorOperators.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/cat.h"
+#include "ember/generated/ops/clamp.h"
+#include "ember/generated/ops/linalg_vector_norm.h"
+#include "ember/generated/ops/stack.h"
 
 namespace ember::nn::utils {
 

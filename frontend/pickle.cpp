@@ -9,7 +9,8 @@
 #include <map>
 
 #include "aten/autograd/GradMode.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/as_strided.h"
+#include "ember/generated/ops/empty_strided.h"
 #include "frontend/serialize/CheckpointError.h"
 
 namespace ember::serialize {

@@ -14,7 +14,7 @@
 
 #include "aten/TensorFactories.h"
 #include "aten/autograd/GradMode.h"
-#include "ember/generated/Functions.h"
+#include "ember/generated/ops/empty.h"
 #include "frontend/serialize/Pickle.h"
 #include "frontend/serialize/Zip.h"
 

@@ -1,5 +1,5 @@
 """Per-op headers (Note [Per-op headers] in codegen/gen.py), enforced on the tracked tree:
-no file in aten/, python/csrc/ or test/cpp/ includes the umbrellas ember/generated/Functions.h
+no file in aten/, frontend/, python/csrc/ or test/cpp/ includes the umbrellas ember/generated/Functions.h
 or NativeFunctions.h (every op's header), nor, in test/cpp/, the public ember/ember.h that
 includes them, so an edit of one YAML entry rebuilds only the files that use that op. They
 include ember/generated/ops/<name>.h (entry points) and ops/<name>_native.h (kernel and
@@ -15,7 +15,7 @@ from source_tree import ROOT, tracked_files
 
 UMBRELLA = re.compile(r'^\s*#\s*include\s*[<"](ember/generated/(?:Functions|NativeFunctions)\.h|ember/ember\.h)[">]',
                       re.M)
-CHECKED = re.compile(r"(aten|python/csrc|test/cpp)/.+\.(cpp|h|cu|cuh)")
+CHECKED = re.compile(r"(aten|frontend|python/csrc|test/cpp)/.+\.(cpp|h|cu|cuh)")
 
 # Files that need every op, and why (include/ember/ember.h, the public umbrella, and the
 # examples are not checked: out-of-tree code gets everything from ember.h).

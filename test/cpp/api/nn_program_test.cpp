@@ -11,9 +11,9 @@ using api_test::P;
 
 namespace {
 
-// cpp/mnist's Net.
-struct Net : torch::nn::Module {
-  Net()
+// cpp/mnist's Net (renamed: the suite is a unity build, and nn_test.cpp has a Net).
+struct MnistNet : torch::nn::Module {
+  MnistNet()
       : conv1(torch::nn::Conv2dOptions(1, 10, /*kernel_size=*/5)),
         conv2(torch::nn::Conv2dOptions(10, 20, /*kernel_size=*/5)),
         fc1(320, 50),
@@ -79,7 +79,7 @@ TORCH_MODULE(DCGANGenerator);
 TEST(NnProgram, MnistTrainAndTest) {
   torch::manual_seed(1);
   torch::Device device(torch::kCPU);
-  auto model = std::make_shared<Net>();
+  auto model = std::make_shared<MnistNet>();
   model->to(device);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.01).momentum(0.5));
   EXPECT_EQ(model->parameters().size(), 8u);
