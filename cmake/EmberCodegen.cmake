@@ -60,13 +60,14 @@ function(ember_add_op_library target)
         --include-prefix ${ARG_NAMESPACE}/generated --entry ${target}_bindings --module ${target}_py)
     add_custom_command(
       OUTPUT ${py_out}/python.stamp
-      BYPRODUCTS ${py_out}/python_bindings.cpp
+      BYPRODUCTS ${py_out}/python_bindings.cpp ${py_out}/python_bindings_0.cpp
       COMMAND ${py_cmd} --stamp ${py_out}/python.stamp
       DEPENDS ${ARG_YAML} ${codegen_py}
       COMMENT "Generating ${ARG_NAMESPACE} Python bindings"
       VERBATIM)
     add_custom_target(${target}_py_codegen DEPENDS ${py_out}/python.stamp)
-    Python3_add_library(${target}_py MODULE WITH_SOABI ${py_out}/python_bindings.cpp)
+    Python3_add_library(${target}_py MODULE WITH_SOABI ${py_out}/python_bindings.cpp
+                        ${py_out}/python_bindings_0.cpp)
     add_dependencies(${target}_py ${target}_py_codegen ${target}_codegen)
     # The extension names no symbol of the library (ops are found by name): keep it linked.
     target_link_options(${target}_py PRIVATE "LINKER:--no-as-needed")

@@ -4,7 +4,8 @@
   gen_python.py --yaml native_functions.yaml --out DIR --entry native_bindings
                 [--include-prefix ember/generated] [--module NAME] [--stub FILE]
 
-Writes DIR/python_bindings.cpp: one vectorcall function per Python name (ember.<op>,
+Writes DIR/python_bindings.cpp (the tables) and DIR/python_bindings_K.cpp, K < --shards
+(Note [Binding shards]): one vectorcall function per Python name (ember.<op>,
 ember.nn.functional.<op>, ember.linalg.<op>, ember.special.<op>) and per Tensor method,
 each with one static ArgParser over the op's overloads (python/csrc/ArgParser.h, Note
 [Python signatures]); `out=` overloads merge into their functional form as PyTorch's
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import keyword
 import sys
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -254,26 +256,50 @@ def doc_of(fs: list[NativeFunction]) -> str:
     return " ".join(dict.fromkeys(f.doc for f in fs if f.doc)).replace('"', '\\"')
 
 
-def generate_cpp(fs: list[NativeFunction], prefix: str, entry: str, module: str | None) -> str:
+# Note [Binding shards]: the binding functions are spread over `shards` files by a hash of
+# their name (stable when other ops come and go), each including only the op headers its
+# functions call; python_bindings.cpp holds the tables (names, flags, docs) and declares
+# the functions. So a doc edit rebuilds the tables alone, an op's edit one shard, and a
+# clean build compiles the shards in parallel (one file was the longest compile of the tree).
+def shard_of(cname: str, shards: int) -> int:
+    return zlib.crc32(cname.encode()) % shards
+
+
+def generate_cpp(fs: list[NativeFunction], prefix: str, entry: str, module: str | None,
+                 shards: int = 1) -> dict[str, str]:
+    """{file name: text}: python_bindings.cpp (tables and entry) and python_bindings_K.cpp."""
     functions, methods = python_groups(fs)
-    # The op headers of the overloads the bindings call (Note [Per-op headers], gen.py).
-    called = sorted({f.schema.name for f in fs})
-    parts = [HEADER, "#include <tuple>\n#include <vector>\n\n",
-             "".join(f'#include "{prefix}/ops/{n}.h"\n' for n in called),
-             '#include "python/csrc/ArgParser.h"\n#include "python/csrc/Bindings.h"\n'
-             '#include "python/csrc/Exceptions.h"\n\n',
-             "namespace ember::python {\nnamespace {\n\n"]
+    fn_sig = "(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)"
+    bodies: list[list[str]] = [[] for _ in range(shards)]
+    called: list[set[str]] = [set() for _ in range(shards)]
+    decls: list[str] = []
     tables: dict[str, list[str]] = {"ember": [], "nn": [], "linalg": [], "special": [], "methods": []}
-    for (mod, name), group in sorted(functions.items()):
-        cname = f"fn_{mod}_{name}"
-        parts.append(binding_function(cname, name, bindings_of(group, False), False))
-        tables[mod].append(f'    {{"{name}", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>({cname})), '
+
+    def add(cname: str, pyname: str, group: list[NativeFunction], method: bool, key: str) -> None:
+        k = shard_of(cname, shards)
+        bodies[k].append(binding_function(cname, pyname, bindings_of(group, method), method))
+        called[k].update(f.schema.name for f in group)
+        decls.append(f"PyObject* {cname}{fn_sig};\n")
+        tables[key].append(f'    {{"{pyname}", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>({cname})), '
                            f'METH_FASTCALL | METH_KEYWORDS, "{doc_of(group)}"}},')
+
+    for (mod, name), group in sorted(functions.items()):
+        add(f"fn_{mod}_{name}", name, group, False, mod)
     for name, group in sorted(methods.items()):
-        cname = f"method_{name}"
-        parts.append(binding_function(cname, name, bindings_of(group, True), True))
-        tables["methods"].append(f'    {{"{name}", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>({cname})), '
-                                 f'METH_FASTCALL | METH_KEYWORDS, "{doc_of(group)}"}},')
+        add(f"method_{name}", name, group, True, "methods")
+    files = {}
+    for k in range(shards):
+        # The op headers of the overloads the bindings call (Note [Per-op headers], gen.py).
+        files[f"python_bindings_{k}.cpp"] = "".join([
+            HEADER, "#include <tuple>\n#include <vector>\n\n",
+            "".join(f'#include "{prefix}/ops/{n}.h"\n' for n in sorted(called[k])),
+            '#include "python/csrc/ArgParser.h"\n#include "python/csrc/Bindings.h"\n'
+            '#include "python/csrc/Exceptions.h"\n\n',
+            f"namespace ember::python::{entry}_fns {{\n\n", *bodies[k],
+            f"}}  // namespace ember::python::{entry}_fns\n"])
+    parts = [HEADER, '#include "python/csrc/Bindings.h"\n\n',
+             f"namespace ember::python {{\nnamespace {entry}_fns {{\n", *decls,
+             f"}}  // namespace {entry}_fns\n\nnamespace {{\nusing namespace {entry}_fns;\n\n"]
     for key, rows in tables.items():
         parts.append(f"PyMethodDef table_{key}[] = {{\n" + "".join(r + "\n" for r in rows)
                      + "    {nullptr, nullptr, 0, nullptr}};\n")
@@ -284,7 +310,8 @@ def generate_cpp(fs: list[NativeFunction], prefix: str, entry: str, module: str 
         parts.append(f"\nPyMODINIT_FUNC PyInit_{module}() {{\n"
                      f"  return ember::python::make_library_module(\"{module}\", "
                      f"ember::python::{entry}());\n}}\n")
-    return "".join(parts)
+    files["python_bindings.cpp"] = "".join(parts)
+    return files
 
 
 PYI_TYPES = {"Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int",
@@ -361,12 +388,16 @@ def main(argv: list[str]) -> int:
                     help="the C++ function (in ember::python) returning the tables")
     ap.add_argument("--module", help="also define PyInit_<module> for an operator library")
     ap.add_argument("--stub", type=Path, help="write a .pyi stub here")
+    ap.add_argument("--shards", type=int, default=1,
+                    help="binding functions in python_bindings_0..N-1.cpp (Note [Binding shards])")
     ap.add_argument("--stamp", type=Path)
     args = ap.parse_args(argv)
     try:
         fs = load(args.yaml)
         w = Writer(args.out)
-        w.write("python_bindings.cpp", generate_cpp(fs, args.include_prefix, args.entry, args.module))
+        for name, text in generate_cpp(fs, args.include_prefix, args.entry, args.module,
+                                       args.shards).items():
+            w.write(name, text)
         if args.stub:
             stub = Writer(args.stub.parent)
             stub.write(args.stub.name, generate_stub(fs))

@@ -312,7 +312,7 @@ def test_python_bindings_merge_out_and_route_modules(tmp_path):
         - func: make(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """, "--module", "_mylib", "--entry", "mylib_bindings")
     assert r.returncode == 0, r.stderr
-    cpp_text = (tmp_path / "py" / "python_bindings.cpp").read_text()
+    cpp_text = "".join(f.read_text() for f in sorted((tmp_path / "py").glob("python_bindings*.cpp")))
     # out= merged into the functional signature; the method has no out=.
     assert '"twice(Tensor input, *, Scalar alpha=1, Tensor? out=None)"' in cpp_text
     assert '"twice(*, Scalar alpha=1)"' in cpp_text
@@ -326,6 +326,38 @@ def test_python_bindings_merge_out_and_route_modules(tmp_path):
     stub = (tmp_path / "ops.pyi").read_text()
     assert "def twice(input: Tensor, *, alpha: Number = ..., out: Tensor | None = ...) -> Tensor:" in stub
     assert '"""Doubles self."""' in stub
+
+
+def test_python_binding_shards(tmp_path):
+    # Note [Binding shards]: each function is defined in one shard, which includes the op
+    # headers it calls; the tables file holds the docs and no op header, so a doc edit
+    # changes it alone.
+    ops = """
+        - func: alpha(Tensor self) -> Tensor
+          doc: First.
+        - func: beta(Tensor self) -> Tensor
+        - func: gamma(Tensor self) -> Tensor
+          variants: function, method
+        - func: delta(Tensor self, Tensor other) -> Tensor
+    """
+    r = run_gen_python(tmp_path, ops, "--shards", "3")
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "py"
+    tables = (out / "python_bindings.cpp").read_text()
+    shards = [(out / f"python_bindings_{k}.cpp").read_text() for k in range(3)]
+    assert "/ops/" not in tables and '"First."' in tables
+    for cname in ("fn_ember_alpha", "fn_ember_beta", "fn_ember_gamma", "fn_ember_delta", "method_gamma"):
+        assert f"PyObject* {cname}(" in tables
+        defining = [t for t in shards if f"PyObject* {cname}(PyObject*" in t and "EMBER_PY_BEGIN" in t]
+        assert len(defining) == 1, cname
+    for name in ("alpha", "beta", "gamma", "delta"):
+        has_header = [t for t in shards if f'/ops/{name}.h"' in t]
+        assert len(has_header) == 1, name
+    before = {f.name: f.read_bytes() for f in out.glob("python_bindings*.cpp")}
+    r = run_gen_python(tmp_path, ops.replace("First.", "First, edited."), "--shards", "3")
+    assert r.returncode == 0, r.stderr
+    changed = sorted(f.name for f in out.glob("python_bindings*.cpp") if f.read_bytes() != before[f.name])
+    assert changed == ["python_bindings.cpp"]
 
 
 def test_python_bindings_reject_unbindable_types(tmp_path):
