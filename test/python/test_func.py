@@ -142,6 +142,12 @@ def test_grad_composes_with_autograd_and_no_grad():
     with ember.no_grad():
         g = ef.grad(lambda a: (a * a).sum())(E(x_np))
     np.testing.assert_allclose(to_np(g), 2 * x_np)
+    # A graph shared with the caller survives the transform.
+    w = E(x_np).requires_grad_(True)
+    h = w.exp()
+    np.testing.assert_allclose(to_np(ef.grad(lambda a: (h * a).sum())(E(x_np))), np.exp(x_np))
+    h.sum().backward()
+    np.testing.assert_allclose(to_np(w.grad), np.exp(x_np))
 
 
 def test_grad_errors():

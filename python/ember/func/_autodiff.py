@@ -6,7 +6,8 @@ not require grad, a view of it when it does, so an enclosing transform or ordina
 sees through), runs the function with grad enabled and calls ember.autograd.grad. The graph of
 the result is kept (create_graph) when the call is nested inside another transform or an input
 already required grad: that is what makes grad(grad(f)), jacfwd(jacrev(f)) and gradients of
-the results work. Otherwise results, values and aux come back detached.
+the results work. Otherwise results, values and aux come back detached; unlike torch.func, a
+tensor that the function only closes over is then not tracked through them.
 
 jvp is the double-vjp trick: with u a dummy cotangent, g(u) = J^T u is linear in u, and the
 vjp of g with cotangent t is J t. jacfwd builds J column by column that way, jacrev row by row
@@ -15,6 +16,7 @@ column). Only real floating-point inputs are supported."""
 from __future__ import annotations
 
 import functools
+import threading
 
 import ember
 from ember import _C
@@ -24,7 +26,11 @@ from ember.func._pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
 
-_depth = 0  # how many differentiating transforms are running their function right now
+_state = threading.local()  # .depth: how many differentiating transforms are running their function now
+
+
+def _depth() -> int:
+    return getattr(_state, "depth", 0)
 
 
 def _is_tensor(x) -> bool:
@@ -33,13 +39,12 @@ def _is_tensor(x) -> bool:
 
 def _call_nested(fn, *args, **kwargs):
     """fn(*args, **kwargs) with grad enabled, counted as one level of nesting."""
-    global _depth
-    _depth += 1
+    _state.depth = _depth() + 1
     try:
         with enable_grad():
             return fn(*args, **kwargs)
     finally:
-        _depth -= 1
+        _state.depth -= 1
 
 
 def _wrap(x, api: str):
@@ -64,19 +69,20 @@ def _wrap_tree(tree, api: str):
 
 
 def _keep_graph(tracked: bool) -> bool:
-    return tracked or _depth > 0
+    return tracked or _depth() > 0
 
 
 def _detach_tree(tree, keep: bool):
     return tree if keep else tree_map(lambda x: x.detach() if _is_tensor(x) else x, tree)
 
 
-def _vjp_flat(outs, cotangents, inputs, keep: bool, retain: bool = True):
-    """sum_k <cotangents[k], d outs[k] / d inputs> for each input; zeros where unused."""
+def _vjp_flat(outs, cotangents, inputs, keep: bool):
+    """sum_k <cotangents[k], d outs[k] / d inputs> for each input; zeros where unused. The graph is
+    retained: rows and columns reuse it, and it may share nodes with the caller's own graph."""
     pairs = [(o, c) for o, c in zip(outs, cotangents) if o.requires_grad]
     if not pairs:
         return [ember.zeros_like(x) for x in inputs]
-    grads = _autograd_grad([o for o, _ in pairs], inputs, grad_outputs=[c for _, c in pairs], retain_graph=retain,
+    grads = _autograd_grad([o for o, _ in pairs], inputs, grad_outputs=[c for _, c in pairs], retain_graph=True,
                            create_graph=keep, allow_unused=True)
     return [ember.zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
 
@@ -134,7 +140,7 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
             raise RuntimeError(f"{api}: expected f(*args) to return a scalar Tensor, but got a tensor with "
                                f"{out.dim()} dims; maybe you wanted vjp or jacrev instead")
         with enable_grad():
-            grads = _vjp_flat([out], [ember.ones_like(out)], leaves, keep, retain=keep)
+            grads = _vjp_flat([out], [ember.ones_like(out)], leaves, keep)
         _, spec = tree_flatten(wrapped)
         g = tree_unflatten(grads, spec)
         value = _detach_tree(out, keep)
@@ -178,7 +184,7 @@ def vjp(func, *primals, has_aux: bool = False):
                 shape = tuple(c.shape) if _is_tensor(c) else type(c).__name__
                 raise RuntimeError(f"vjp_fn(cotangents): expected each cotangent to have its output's shape "
                                    f"{tuple(o.shape)}, but got {shape}")
-        cg = keep or _depth > 0 or any(c.requires_grad for c in c_leaves)
+        cg = keep or _depth() > 0 or any(c.requires_grad for c in c_leaves)
         with enable_grad():
             grads = _vjp_flat(out_leaves, c_leaves, leaves, cg)
         return tuple(tree_unflatten(grads, in_spec))
