@@ -466,3 +466,35 @@ def test_functional_call_errors():
         ef.functional_call(m, ({"weight": ember.ones(2, 2)}, {"weight": ember.ones(2, 2)}), ember.ones(1, 2))
     with pytest.raises(TypeError, match="expected parameter_and_buffer_dicts to be a dict or a tuple of dicts"):
         ef.functional_call(m, [("weight", ember.ones(2, 2))], ember.ones(1, 2))
+
+
+def test_stack_module_state_ensemble():
+    torch.manual_seed(0)
+    t_models = [torch.nn.Linear(3, 2).double() for _ in range(4)]
+    e_models = [enn.Linear(3, 2).double() for _ in range(4)]
+    for em, tm in zip(e_models, t_models):
+        em.load_state_dict({k: E(to_np(v)) for k, v in tm.state_dict().items()})
+
+    def run(lib, x):
+        models = e_models if lib is ember else t_models
+        func = lib_func(lib)
+        params, buffers = func.stack_module_state(models)
+        assert all(p.requires_grad and p.grad_fn is None for p in params.values()) and buffers == {}
+        call = lambda p, x: func.functional_call(models[0], p, (x,))  # noqa: E731
+        return params, func.vmap(call, in_dims=(0, None))(params, x)
+    e, _ = both(run, [rand(5, 3)])
+    assert tuple(e[0]["weight"].shape) == (4, 2, 3)
+    bn = [enn.BatchNorm1d(2) for _ in range(2)]
+    _, buffers = ef.stack_module_state(bn)
+    assert list(buffers) == ["running_mean", "running_var", "num_batches_tracked"]
+    assert tuple(buffers["running_var"].shape) == (2, 2) and not buffers["running_var"].requires_grad
+    with pytest.raises(RuntimeError, match="expected at least one model"):
+        ef.stack_module_state([])
+    with pytest.raises(RuntimeError, match="expected all models to be in the same training/eval mode"):
+        ef.stack_module_state([enn.Linear(2, 2), enn.Linear(2, 2).eval()])
+    with pytest.raises(RuntimeError, match="expected all models to be of the same class"):
+        ef.stack_module_state([enn.Linear(2, 2), enn.Tanh()])
+    frozen = enn.Linear(2, 2)
+    frozen.weight.requires_grad_(False)
+    with pytest.raises(RuntimeError, match="expected weight to have the same requires_grad in every model"):
+        ef.stack_module_state([enn.Linear(2, 2), frozen])

@@ -1,7 +1,10 @@
-"""functional_call: run a module with some of its parameters and buffers replaced for one call."""
+"""functional_call (run a module with some of its parameters and buffers replaced for one call)
+and stack_module_state (the stacked state of an ensemble, for vmap over functional_call)."""
 from __future__ import annotations
 
-__all__ = ["functional_call"]
+import ember
+
+__all__ = ["functional_call", "stack_module_state"]
 
 _MISSING = object()
 
@@ -90,3 +93,30 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     finally:
         for restore in reversed(undo):
             restore()
+
+
+def _stacked_leaf(tensors, name: str):
+    grads = {t.requires_grad for t in tensors}
+    if len(grads) > 1:
+        raise RuntimeError(f"stack_module_state(): expected {name} to have the same requires_grad in every model")
+    out = ember.stack([t.detach() for t in tensors])
+    return out.requires_grad_(True) if grads == {True} else out
+
+
+def stack_module_state(models):
+    """(params, buffers): for each name, the models' tensors stacked along a new first dimension
+    (new leaves, requiring grad where the originals do), ready for vmap over functional_call of
+    one of the models. The models must be of one class and all in train or all in eval mode."""
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state(): expected at least one model, but got 0")
+    if len({m.training for m in models}) > 1:
+        raise RuntimeError("stack_module_state(): expected all models to be in the same training/eval mode")
+    if len({type(m) for m in models}) > 1:
+        raise RuntimeError("stack_module_state(): expected all models to be of the same class, but got "
+                           f"{sorted({type(m).__name__ for m in models})}")
+    out = []
+    for getter in (lambda m: dict(m.named_parameters()), lambda m: dict(m.named_buffers())):
+        tables = [getter(m) for m in models]
+        out.append({k: _stacked_leaf([t[k] for t in tables], k) for k in tables[0]})
+    return tuple(out)
