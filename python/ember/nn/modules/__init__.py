@@ -29,4 +29,5 @@ from ember.nn.modules.pooling import (  # noqa: F401
 )
 from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from ember.nn.modules.sparse import Embedding, EmbeddingBag  # noqa: F401
-from ember.nn.modules.transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F401
+from ember.nn.modules.transformer import (  # noqa: F401
+    Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
