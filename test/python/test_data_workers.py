@@ -423,3 +423,38 @@ def test_weighted_random_sampler_errors_as_torch(args, match):
         WeightedRandomSampler(*args)
     with pytest.raises(ValueError, match=match):
         torch.utils.data.WeightedRandomSampler(*args)
+
+
+def test_stack_dataset_as_torch():
+    from ember.utils.data import StackDataset
+    e_ds, t_ds = _ember_ds(5), _torch_ds(5)
+    e_sq, t_sq = list(range(5)), list(range(5))
+    for e, t in [(StackDataset(e_ds, e_sq), torch.utils.data.StackDataset(t_ds, t_sq)),
+                 (StackDataset(a=e_ds, b=e_sq), torch.utils.data.StackDataset(a=t_ds, b=t_sq))]:
+        assert len(e) == len(t) == 5
+        assert _to_py(e[3]) == _to_py(t[3])
+        assert _to_py(e.__getitems__([4, 0])) == _to_py(t.__getitems__([4, 0]))
+        got = [_to_py(b) for b in DataLoader(e, batch_size=2, num_workers=2)]
+        assert got == [_to_py(b) for b in torch.utils.data.DataLoader(t, batch_size=2)]
+    with pytest.raises(ValueError, match="Size mismatch between datasets"):
+        StackDataset(e_ds, list(range(4)))
+    with pytest.raises(ValueError, match="both types are given"):
+        StackDataset(e_ds, b=e_sq)
+    with pytest.raises(ValueError, match="At least one dataset should be passed"):
+        torch.utils.data.StackDataset()
+    with pytest.raises(ValueError, match="at least one dataset should be passed"):
+        StackDataset()
+
+
+def test_chain_dataset_as_torch():
+    from ember.utils.data import ChainDataset
+    e = ChainDataset([_Range(ember, 0, 3), _Range(ember, 10, 12)])
+    t = torch.utils.data.ChainDataset([_TorchRange(torch, 0, 3), _TorchRange(torch, 10, 12)])
+    assert [_to_py(x) for x in e] == [_to_py(x) for x in t]
+    assert [_to_py(b) for b in DataLoader(e, batch_size=2)] == \
+        [_to_py(b) for b in torch.utils.data.DataLoader(t, batch_size=2)]
+    with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+        list(ChainDataset([_ember_ds(2)]))
+    with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+        len(ChainDataset([_ember_ds(2)]))
+    assert ember.utils.data.distributed.DistributedSampler is DistributedSampler
