@@ -165,8 +165,8 @@ def test_dataloader_sampler_and_batch_sampler():
         DataLoader(ds, sampler=order, shuffle=True)
     with pytest.raises(ValueError, match="mutually exclusive"):
         DataLoader(ds, batch_size=2, batch_sampler=batches)
-    with pytest.raises(NotImplementedError, match="num_workers=0"):
-        DataLoader(ds, num_workers=2)
+    workers = DataLoader(ds, batch_sampler=batches, num_workers=2)
+    assert [b[1].tolist() for b in workers] == batches
 
 
 def test_subset():

@@ -42,6 +42,70 @@ class TensorDataset(Dataset):
         return self.tensors[0].size(0)
 
 
+class StackDataset(Dataset):
+    """Samples are tuples (datasets given by position) or dicts (by keyword) of the datasets'
+    index-th samples; the datasets share their length."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("StackDataset: supported either tuple- (via args) or dict- (via "
+                             "kwargs) like input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("StackDataset: at least one dataset should be passed")
+        datasets = list(args) if args else list(kwargs.values())
+        self._length = len(datasets[0])
+        if any(len(d) != self._length for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices):
+        named = isinstance(self.datasets, dict)
+        parts = self.datasets.items() if named else enumerate(self.datasets)
+        columns = {}
+        for key, dataset in parts:
+            getitems = getattr(dataset, "__getitems__", None)
+            items = getitems(indices) if callable(getitems) else [dataset[i] for i in indices]
+            if len(items) != len(indices):
+                raise ValueError(f"StackDataset: nested dataset's output size mismatch. "
+                                 f"Expected {len(indices)}, got {len(items)}")
+            columns[key] = items
+        if named:
+            return [{k: col[j] for k, col in columns.items()} for j in range(len(indices))]
+        return [tuple(col[j] for col in columns.values()) for j in range(len(indices))]
+
+    def __len__(self):
+        return self._length
+
+
+class ChainDataset(IterableDataset):
+    """The concatenation of several IterableDatasets, iterated one after another."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def _check(self, dataset):
+        if not isinstance(dataset, IterableDataset):
+            raise AssertionError(f"ChainDataset only supports IterableDataset, but got "
+                                 f"{type(dataset).__name__}")
+
+    def __iter__(self):
+        for dataset in self.datasets:
+            self._check(dataset)
+            yield from dataset
+
+    def __len__(self):
+        total = 0
+        for dataset in self.datasets:
+            self._check(dataset)
+            total += len(dataset)
+        return total
+
+
 class ConcatDataset(Dataset):
     """The concatenation of several map-style datasets."""
 

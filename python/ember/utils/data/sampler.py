@@ -1,6 +1,8 @@
 """Samplers: the orders in which a DataLoader visits a dataset's indices."""
 from __future__ import annotations
 
+import math
+
 import ember
 
 
@@ -121,3 +123,87 @@ class BatchSampler(Sampler):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+class WeightedRandomSampler(Sampler):
+    """Yields `num_samples` indices drawn with probabilities proportional to `weights`."""
+
+    def __init__(self, weights, num_samples: int, replacement: bool = True, generator=None):
+        if (not isinstance(num_samples, int) or isinstance(num_samples, bool)
+                or num_samples <= 0):
+            raise ValueError(f"num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        weights = ember.as_tensor(weights, dtype=ember.float64)
+        if weights.dim() != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights.shape)}")
+        self.weights = weights
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        drawn = ember.multinomial(self.weights, self.num_samples, self.replacement,
+                                  generator=self.generator)
+        yield from drawn.tolist()
+
+    def __len__(self):
+        return self.num_samples
+
+
+class DistributedSampler(Sampler):
+    """The share of the dataset's indices that replica `rank` of `num_replicas` visits.
+
+    Indices (a permutation seeded by seed + epoch when shuffling) are padded by repetition
+    to a multiple of num_replicas (or cut to one with drop_last), and replica `rank` takes
+    every num_replicas-th from position `rank`.
+    """
+
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle: bool = True,
+                 seed: int = 0, drop_last: bool = False):
+        if num_replicas is None or rank is None:
+            # torch takes them from the default process group; ember has no distributed package.
+            raise RuntimeError("DistributedSampler: Requires distributed package to be "
+                               "available to default num_replicas and rank; pass num_replicas= "
+                               "and rank= explicitly")
+        if rank >= num_replicas or rank < 0:
+            raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
+                             f"[0, {num_replicas - 1}]")
+        self.dataset = dataset
+        self.num_replicas = num_replicas
+        self.rank = rank
+        self.epoch = 0
+        self.drop_last = drop_last
+        n = len(dataset)
+        if drop_last and n % num_replicas != 0:
+            self.num_samples = math.ceil((n - num_replicas) / num_replicas)
+        else:
+            self.num_samples = math.ceil(n / num_replicas)
+        self.total_size = self.num_samples * num_replicas
+        self.shuffle = shuffle
+        self.seed = seed
+
+    def __iter__(self):
+        n = len(self.dataset)
+        if self.shuffle:
+            generator = ember.Generator()
+            generator.manual_seed(self.seed + self.epoch)
+            indices = ember.randperm(n, generator=generator).tolist()
+        else:
+            indices = list(range(n))
+        if self.drop_last:
+            indices = indices[:self.total_size]
+        elif indices:
+            padding = self.total_size - len(indices)
+            indices += (indices * math.ceil(padding / len(indices)))[:padding]
+        return iter(indices[self.rank:self.total_size:self.num_replicas])
+
+    def __len__(self):
+        return self.num_samples
+
+    def set_epoch(self, epoch: int) -> None:
+        """Sets the epoch, which (with seed) picks the permutation when shuffling."""
+        self.epoch = epoch
