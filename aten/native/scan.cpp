@@ -47,8 +47,10 @@ Tensor sum_like(ScanOp op, const char* name, const Tensor& self, int64_t dim,
                 std::optional<ScalarType> dtype, const Tensor* out) {
   const int64_t d = wrap_dim(name, "dim", dim, self.dim());
   const ScalarType dt = accumulate_type(self, dtype, out);
-  EMBER_CHECK_NOT_IMPLEMENTED(dt != ScalarType::Bool, name, "(): not implemented for a bool result "
-                              "(pass dtype=ember.int64, or an int64 out)");
+  // As PyTorch, a 0-d or empty input is copied (or left) without its dtype's loop.
+  EMBER_CHECK_NOT_IMPLEMENTED(dt != ScalarType::Bool || self.dim() == 0 || self.numel() == 0, name,
+                              "(): not implemented for a bool result (pass dtype=ember.int64, or an "
+                              "int64 out)");
   const Tensor x = self.to(dt).contiguous();
   Tensor result = target_for(name, out, self, dt);
   if (result.numel() > 0) {
@@ -76,13 +78,14 @@ void check_out_exact(const char* name, const Tensor& out, ScalarType expected) {
 // cummax and cummin, into values and indices when given.
 std::tuple<Tensor, Tensor> minmax_like(ScanOp op, const char* name, const Tensor& self, int64_t dim,
                                        const Tensor* values, const Tensor* indices) {
-  const int64_t d = wrap_dim(name, "dim", dim, self.dim());
-  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(self.scalar_type()), name, "(): not implemented for complex "
-                              "tensors (", self.scalar_type(), ")");
+  // out='s dtypes first, as PyTorch checks them.
   if (values) {
     check_out_exact(name, *values, self.scalar_type());
     check_out_exact(name, *indices, ScalarType::Long);
   }
+  const int64_t d = wrap_dim(name, "dim", dim, self.dim());
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(self.scalar_type()), name, "(): not implemented for complex "
+                              "tensors (", self.scalar_type(), ")");
   const Tensor x = self.contiguous();
   Tensor v = target_for(name, values, self, self.scalar_type());
   Tensor i = target_for(name, indices, self, ScalarType::Long);
