@@ -1,10 +1,11 @@
 // The scan family's loops on the CPU: cumsum, cumprod, cummax, cummin and logcumsumexp.
 //
 // Note [Scan walk]: the contiguous input is viewed as [outer, n, inner] (n the scanned
-// dimension). With inner == 1 each row of n elements is one running chain; a long row of
-// sums or products is cut into kChains pieces whose chains run interleaved (independent
-// adds, so the CPU overlaps them instead of waiting on one), after a first pass that finds
-// each piece's starting value. With inner > 1 a block of inner columns is carried along n,
+// dimension). With inner == 1 each row of n elements is one running chain; chains wait on
+// each add, so sums and products run kChains independent chains side by side: kChains
+// rows at a time, or, for a long row left over, kChains pieces of it after a first pass
+// that finds each piece's starting value. Streams a multiple of 4 KiB apart would collide
+// in the cache, so such strides are avoided. With inner > 1 a block of inner columns is carried along n,
 // one accumulator per column, so the loop over the block is a plain vector loop. Sums and
 // products accumulate in the accumulation type (double for float: the same values as
 // PyTorch's CPU kernels); every element is read before its output is written, so out may
@@ -85,13 +86,24 @@ void sum_row(const T* x, T* y, int64_t n) {
   }
 }
 
+// Whether streams `stride` elements of T apart would share cache sets and 4 KiB-aliased
+// addresses (a stride of a multiple of 4 KiB, or close to one), which stalls interleaved
+// loads and stores.
+template <class T>
+bool aliased_stride(int64_t stride) {
+  const int64_t bytes = (stride * static_cast<int64_t>(sizeof(T))) % 4096;
+  return bytes < 64 || bytes > 4096 - 64;
+}
+
 // One long row as kChains interleaved pieces (Note [Scan walk]): the first pass finds the
 // total of each piece but the last, the second runs the pieces' chains side by side from
 // their starting values; the tail past kChains * piece elements continues the last chain.
+// The piece is shortened off a 4 KiB-aliased length.
 template <ScanOp Op, class T>
 void sum_row_chained(const T* x, T* y, int64_t n) {
   using A = Acc<T>;
-  const int64_t piece = n / kChains;
+  int64_t piece = n / kChains;
+  while (piece > 64 && aliased_stride<T>(piece)) piece -= 16;
   A start[kChains];
   for (int64_t c = 0; c < kChains; ++c) start[c] = identity<Op, A>();
   for (int64_t j = 0; j < piece; ++j) {
@@ -111,13 +123,32 @@ void sum_row_chained(const T* x, T* y, int64_t n) {
   }
 }
 
+// kChains whole rows of n elements side by side, one chain each (the same order of
+// operations as one row at a time).
+template <ScanOp Op, class T>
+void sum_rows_interleaved(const T* x, T* y, int64_t n) {
+  using A = Acc<T>;
+  A acc[kChains];
+  for (int64_t r = 0; r < kChains; ++r) acc[r] = identity<Op, A>();
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t r = 0; r < kChains; ++r) {
+      acc[r] = combine<Op>(acc[r], convert<A>(x[r * n + j]));
+      y[r * n + j] = convert<T>(acc[r]);
+    }
+  }
+}
+
 // Sum or Prod over [outer, n, inner].
 template <ScanOp Op, class T>
 void sum_scan(const T* in, T* out, const Walk& w) {
   using A = Acc<T>;
   if (w.inner == 1) {
     parallel_for(0, w.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(w.n, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
+      int64_t r = b;
+      if (!aliased_stride<T>(w.n)) {
+        for (; r + kChains <= e; r += kChains) sum_rows_interleaved<Op>(in + r * w.n, out + r * w.n, w.n);
+      }
+      for (; r < e; ++r) {
         if (w.n >= kChainedRow) sum_row_chained<Op>(in + r * w.n, out + r * w.n, w.n);
         else sum_row<Op>(in + r * w.n, out + r * w.n, w.n);
       }

@@ -42,6 +42,22 @@ TEST(Scan, LongRowsMatchAPlainLoop) {
       ASSERT_EQ(q[i], acc) << "n " << n << " at " << i;
     }
   }
+  // Rows side by side (eight at a time, and one left over), at a 4 KiB-aliased row length
+  // (taken one at a time) and not.
+  for (int64_t n : {1000, 1024, 300}) {
+    Tensor x = empty({9, n}, TensorOptions().dtype(ScalarType::Float));
+    float* p = x.data_ptr_as<float>();
+    for (int64_t i = 0; i < 9 * n; ++i) p[i] = static_cast<float>((i * 5) % 7) - 3;
+    const Tensor y = x.cumsum(1);
+    const float* q = y.data_ptr_as<float>();
+    for (int64_t r = 0; r < 9; ++r) {
+      double acc = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        acc += p[r * n + j];
+        ASSERT_EQ(q[r * n + j], static_cast<float>(acc)) << "n " << n << " row " << r << " at " << j;
+      }
+    }
+  }
   const Tensor cols = arange(3 * 300, TensorOptions().dtype(ScalarType::Long)).view({3, 300});
   const Tensor s = cols.cumsum(0);
   EXPECT_EQ(s[2][299].item().to_long(), 299 + 599 + 899);
