@@ -9,8 +9,9 @@ ember.nn.functional.<op>, ember.linalg.<op>, ember.special.<op>) and per Tensor 
 each with one static ArgParser over the op's overloads (python/csrc/ArgParser.h, Note
 [Python signatures]); `out=` overloads merge into their functional form as PyTorch's
 bindings do (several out= tensors as one tuple: `out=(values, indices)`); factories take
-`requires_grad=`. The tables come out of the C++ function `--entry`; with `--module`, the file also defines PyInit_<module>, which installs the
-functions and methods into the `ember` package (an operator library's Python face).
+`requires_grad=`. The tables come out of the C++ function `--entry`; with `--module`, the
+file also defines PyInit_<module>, which installs the functions and methods into the
+`ember` package (an operator library's Python face).
 `--stub` writes a .pyi with the signatures and each overload's doc.
 """
 from __future__ import annotations
