@@ -9,9 +9,10 @@ Writes DIR/python_bindings.cpp (the tables) and DIR/python_bindings_K.cpp, K < -
 ember.nn.functional.<op>, ember.linalg.<op>, ember.special.<op>) and per Tensor method,
 each with one static ArgParser over the op's overloads (python/csrc/ArgParser.h, Note
 [Python signatures]); `out=` overloads merge into their functional form as PyTorch's
-bindings do; factories take `requires_grad=`. The tables come out of the C++ function
-`--entry`; with `--module`, the file also defines PyInit_<module>, which installs the
-functions and methods into the `ember` package (an operator library's Python face).
+bindings do (several out= tensors as one tuple: `out=(values, indices)`); factories take
+`requires_grad=`. The tables come out of the C++ function `--entry`; with `--module`, the
+file also defines PyInit_<module>, which installs the functions and methods into the
+`ember` package (an operator library's Python face).
 `--stub` writes a .pyi with the signatures and each overload's doc.
 """
 from __future__ import annotations
@@ -68,7 +69,10 @@ class Binding:
                 if a.name == "self" and a.type.is_tensor else a
                 for a in self.f.schema.arguments if not (self.method and a.name == "self")]
         if self.out is not None:
-            args.append(Argument("out", Type.parse("Tensor?"), "None", kwarg_only=True))
+            # Several out= tensors come as one tuple, as PyTorch's `out=(values, indices)`.
+            n = len(self.out.schema.out_arguments)
+            args.append(Argument("out", Type.parse("Tensor?" if n == 1 else f"Tensor[{n}]?"), "None",
+                                 kwarg_only=True))
         return args
 
     @property
@@ -107,8 +111,7 @@ def bindings_of(overloads: list[NativeFunction], method: bool) -> list[Binding]:
         partner = None
         if not method:
             for o in outs:
-                if o.name not in used and [_key(a) for a in o.schema.non_out_arguments] == mine \
-                        and len(o.schema.out_arguments) == 1:
+                if o.name not in used and [_key(a) for a in o.schema.non_out_arguments] == mine:
                     partner = o
                     used.add(o.name)
                     break
@@ -183,9 +186,18 @@ def call_block(b: Binding, f: NativeFunction, method: bool, out_index: int | Non
     index = {a.name: i for i, a in enumerate(params)}
     lines = []
     passed = []
+    outs = f.schema.out_arguments if f is not b.f else ()
     for a in f.schema.arguments:
         if method and a.name == "self":
             passed.append("self_")
+            continue
+        if len(outs) > 1 and a in outs:
+            # The out= tuple, unpacked once into the overload's out arguments.
+            if a is outs[0]:
+                lines += [f"auto outs = r.tensor_list({index['out']});",
+                          f"EMBER_CHECK_TYPE(outs.size() == {len(outs)}, \"{f.schema.name}(): expected "
+                          f"'out' to be a tuple of {len(outs)} tensors, but got \", outs.size());"]
+            passed.append(f"outs[{outs.index(a)}]")
             continue
         name = "out" if (a.kwarg_only and a.type.is_mutable and f is not b.f) else a.name
         i = index["input" if name == "self" and a.type.is_tensor else name]
@@ -201,7 +213,10 @@ def call_block(b: Binding, f: NativeFunction, method: bool, out_index: int | Non
         lines += ["{", f"  GilRelease nogil({work});", f"  {call};", "}", "Py_RETURN_NONE;"]
         return lines
     lines += [f"{ret} result;", "{", f"  GilRelease nogil({work});", f"  result = {call};", "}"]
-    if f is not b.f:
+    if f is not b.f and len(outs) > 1:
+        items = ", ".join(f"std::get<{k}>(result)" for k in range(len(outs)))
+        lines.append(f"return wrap_tuple({{{items}}});")
+    elif f is not b.f:
         lines.append("return wrap(std::move(result));")
     else:
         lines.append(wrap_result(b, "result", rg))

@@ -155,4 +155,14 @@ EMBER_API Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const 
 EMBER_API Tensor linalg_svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U,
                                      const Tensor& S, const Tensor& Vh, bool full_matrices);
 
+// The scan family (aten/autograd/ScanBackward.cpp).
+/// cumsum: the gradient summed from each position to the end of dim.
+EMBER_API Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+/// cumprod, exact where self holds zeros (one or several per slice).
+EMBER_API Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
+/// cummax/cummin: each gradient added at the position its value came from.
+EMBER_API Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim);
+/// logcumsumexp, summed in log space (no overflow for large magnitudes).
+EMBER_API Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim);
+
 }  // namespace ember::autograd

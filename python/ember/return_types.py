@@ -11,7 +11,7 @@ import builtins
 import functools
 import operator
 
-# {type name: fields}, PyTorch's names; some are for ops Ember has not got yet (cummax, eig).
+# {type name: fields}, PyTorch's names; some are for ops Ember has not got yet (eig).
 FIELDS: dict[str, tuple[str, ...]] = {
     "max": ("values", "indices"), "min": ("values", "indices"),
     "sort": ("values", "indices"), "topk": ("values", "indices"),

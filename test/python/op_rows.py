@@ -44,6 +44,12 @@ REDUCE_EXTRA = [{"self": TensorSpec("float32", "contiguous", (300, 500))},
                 {"self": TensorSpec("float64", "sliced", (64, 300))},
                 {"self": TensorSpec("float32", "contiguous", (2, 3, 5))}]
 NAN_INPUT = TensorSpec("float32", values="nan")
+# Scans: rows long enough for the interleaved chains of the 1-d kernel, wide blocks of
+# columns, a 3-d input, and dim 0 of a transposed input.
+SCAN_EXTRA = [{"self": TensorSpec("float32", "contiguous", (300, 700)), "dim": 1},
+              {"self": TensorSpec("float64", "contiguous", (5003,)), "dim": 0},
+              {"self": TensorSpec("float32", "transposed", (300, 500)), "dim": 0},
+              {"self": TensorSpec("float32", "contiguous", (2, 3, 5)), "dim": 1}]
 TIES = TensorSpec("int64", values="ties")
 BAD_DIM = [{"dim": 2}, {"dim": -3}]
 BAD_DIMS = BAD_DIM + [{"dim": (0, 0)}, {"dim": (1, -1)}]
@@ -277,6 +283,13 @@ class Row:
 def _rand_row(key: str, check, stats: dict, dtypes=FLOATS + ("int64",), **kw) -> Row:
     """A random op's row: values not comparable, checked by check and the stats sample."""
     return Row(key, dtypes=dtypes, not_comparable=RANDOM, random=True, check=check, stats=stats, **kw)
+
+
+def scan_out(fn):
+    """cummax/cummin with the schema's out= tensors (values=, indices=) as out=(values, indices)."""
+    def call(input, dim, values=None, indices=None):
+        return fn(input, dim) if values is None else fn(input, dim, out=(values, indices))
+    return call
 
 
 # ---- value checks of rows whose values differ from PyTorch's ----------------------------

@@ -748,7 +748,29 @@ ROWS_TENSOR: list[Row] = [
           extra=REDUCE_EXTRA + [{"self": TensorSpec("float32", "empty", (0, 4)), "dim": 0}],
           bad=BAD_DIMS)
       for form in ("", ".out")],
-
-
+    # ---- (section end) ----
+    # ---- scans ----
+    *[Row(key, pools={"dim": DIMS_INT}, extra=SCAN_EXTRA + [
+              {"self": TensorSpec("int8"), "dtype": Dt("int32")}, {"self": TensorSpec("float16"), "dtype": Dt("float32")},
+              {"self": TensorSpec("float32", values="edge")}, {"self": TensorSpec("bool"), "dtype": Dt("bool")}],
+          bad=BAD_DIM, out_layouts=NO_BROADCAST_OUT)
+      for key in ("cumsum", "cumsum.out", "cumprod", "cumprod.out")],
+    *[Row(key, pools={"dim": DIMS_INT}, layouts=INPLACE_LAYOUTS,
+          extra=SCAN_EXTRA + [{"self": TensorSpec("float32"), "dtype": Dt("float64")},
+                              {"self": TensorSpec("int8"), "dtype": Dt("int8")}],
+          bad=BAD_DIM)
+      for key in ("cumsum_", "cumprod_")],
+    *[Row(key, dtypes=ORDERED, pools={"dim": DIMS_INT},
+          extra=SCAN_EXTRA + [{"self": NAN_INPUT}, {"self": NAN_INPUT, "dim": 1}, {"self": TIES},
+                              {"self": TIES, "dim": 1}, {"self": TensorSpec("float64", values="edge")}],
+          bad=BAD_DIM + [{"self": TensorSpec("complex64")}],
+          **({"torch_function": scan_out(getattr(torch, key.split(".")[0])),
+              "ember_function": scan_out(getattr(ember, key.split(".")[0])), "out_layouts": NO_BROADCAST_OUT}
+             if key.endswith(".out") else {}))
+      for key in ("cummax", "cummax.out", "cummin", "cummin.out")],
+    *[Row(key, dtypes=FLOATS + ("complex64",), pools={"dim": DIMS_INT},
+          extra=SCAN_EXTRA + [{"self": TensorSpec(d, values="edge")} for d in FLOATS + ("complex64",)],
+          bad=BAD_DIM + [{"self": TensorSpec("int64")}], out_layouts=NO_BROADCAST_OUT)
+      for key in ("logcumsumexp", "logcumsumexp.out")],
     # ---- (section end) ----
 ]

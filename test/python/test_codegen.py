@@ -363,3 +363,18 @@ def test_python_binding_shards(tmp_path):
 def test_python_bindings_reject_unbindable_types(tmp_path):
     r = run_gen_python(tmp_path, "- func: f(Tensor self, Dimname d) -> Tensor\n")
     assert r.returncode == 1 and "has no Python binding yet" in r.stderr
+
+
+def test_python_bindings_take_several_outs_as_one_tuple(tmp_path):
+    r = run_gen_python(tmp_path, """
+        - func: runmax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+          doc: Running maxima.
+        - func: runmax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    """)
+    assert r.returncode == 0, r.stderr
+    cpp_text = "".join(f.read_text() for f in sorted((tmp_path / "py").glob("python_bindings*.cpp")))
+    # As PyTorch's out=(values, indices): one parameter, unpacked into the overload's outs.
+    assert '"runmax(Tensor input, int dim, *, Tensor[2]? out=None)"' in cpp_text
+    assert "ember::ops::runmax_out::call(a0, a1, outs[0], outs[1])" in cpp_text
+    assert "expected 'out' to be a tuple of 2 tensors" in cpp_text
+    assert "return wrap_tuple({std::get<0>(result), std::get<1>(result)});" in cpp_text
