@@ -57,4 +57,20 @@ inline bool is_row_major_run(IntArrayRef sizes, IntArrayRef strides, size_t begi
   return true;
 }
 
+/// A contiguous tensor seen along one dim: `outer` runs of `n` steps, each step `inner`
+/// elements apart (the walk of the per-dim kernels: softmax, the scans).
+struct DimWalk {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+inline DimWalk dim_walk(IntArrayRef sizes, int64_t dim) {
+  DimWalk w;
+  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
+    if (d < dim) w.outer *= sizes[d];
+    else if (d == dim) w.n = sizes[d];
+    else w.inner *= sizes[d];
+  }
+  return w;
+}
+
 }  // namespace ember::native

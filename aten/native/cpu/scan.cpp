@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "aten/native/CpuCapability.h"
+#include "aten/native/DimUtils.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/scan.h"
@@ -49,20 +50,6 @@ constexpr int64_t kChains = 8;
 constexpr int64_t kChainedRow = 64 * kChains;
 // Columns carried together when inner > 1.
 constexpr int64_t kBlock = 256;
-
-struct Walk {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-Walk walk_of(IntArrayRef sizes, int64_t dim) {
-  Walk w;
-  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
-    if (d < dim) w.outer *= sizes[d];
-    else if (d == dim) w.n = sizes[d];
-    else w.inner *= sizes[d];
-  }
-  return w;
-}
 
 template <ScanOp Op, class A>
 A combine(A acc, A x) {
@@ -140,7 +127,7 @@ void sum_rows_interleaved(const T* x, T* y, int64_t n) {
 
 // Sum or Prod over [outer, n, inner].
 template <ScanOp Op, class T>
-void sum_scan(const T* in, T* out, const Walk& w) {
+void sum_scan(const T* in, T* out, const DimWalk& w) {
   using A = Acc<T>;
   if (w.inner == 1) {
     parallel_for(0, w.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(w.n, 1)), [&](int64_t b, int64_t e) {
@@ -188,7 +175,7 @@ bool takes_over(C x, C cur) {
 }
 
 template <ScanOp Op, class T>
-void minmax_scan(const T* in, T* out, int64_t* idx, const Walk& w) {
+void minmax_scan(const T* in, T* out, int64_t* idx, const DimWalk& w) {
   using C = Cmp<T>;
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(w.n, 1));
   parallel_for(0, w.outer * w.inner, grain, [&](int64_t b, int64_t e) {
@@ -247,7 +234,7 @@ std::complex<R> log_add_exp(std::complex<R> x, std::complex<R> acc) {
 }
 
 template <class T>
-void logcumsumexp_scan(const T* in, T* out, const Walk& w) {
+void logcumsumexp_scan(const T* in, T* out, const DimWalk& w) {
   using A = Acc<T>;
   const A init = A(-std::numeric_limits<RealType<A>>::infinity());
   const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(w.n, 1));
@@ -266,7 +253,7 @@ void logcumsumexp_scan(const T* in, T* out, const Walk& w) {
 }
 
 template <class T>
-void scan_typed(ScanOp op, const Tensor& in, const Tensor& out, const Tensor& indices, const Walk& w) {
+void scan_typed(ScanOp op, const Tensor& in, const Tensor& out, const Tensor& indices, const DimWalk& w) {
   const T* x = static_cast<const T*>(in.data_ptr());
   T* y = static_cast<T*>(out.data_ptr());
   switch (op) {
@@ -297,7 +284,7 @@ void scan_kernel_cpu(ScanOp op, const Tensor& in, const Tensor& out, const Tenso
       return ::ember::native::scan_kernel_cpu(op, in, out, indices, dim);
     }
   }
-  const Walk w = walk_of(in.sizes(), in.dim() == 0 ? 0 : dim);
+  const DimWalk w = dim_walk(in.sizes(), in.dim() == 0 ? 0 : dim);
   dispatch_all_types(dt, "scan", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (kWideCpuCopy && !std::is_same_v<T, float> && !std::is_same_v<T, double>) {

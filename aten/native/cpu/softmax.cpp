@@ -196,21 +196,6 @@ void softmax_backward(const T* g, const T* y, T* gi, int64_t outer, int64_t n, i
   });
 }
 
-// (outer, n, inner) of a softmax over dim of `sizes`.
-struct Walk {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-Walk walk_of(IntArrayRef sizes, int64_t dim) {
-  Walk w;
-  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
-    if (d < dim) w.outer *= sizes[d];
-    else if (d == dim) w.n = sizes[d];
-    else w.inner *= sizes[d];
-  }
-  return w;
-}
-
 void check_floating(const char* op, const char* arg, const Tensor& t) {
   EMBER_CHECK_NOT_IMPLEMENTED(is_floating_point(t.scalar_type()), op, "(): expected '", arg,
                               "' of a floating dtype, but got ", t.scalar_type());
@@ -234,7 +219,7 @@ Tensor softmax_forward(const char* op, const Tensor& self, int64_t dim, bool hal
   const Tensor x = self.contiguous().to(ct);
   Tensor out = ember::empty(self.sizes(), self.options().dtype(ct));
   if (out.numel() == 0) return out.to(self.scalar_type());
-  const Walk w = walk_of(self.sizes(), self.dim() == 0 ? 0 : d);
+  const DimWalk w = dim_walk(self.sizes(), self.dim() == 0 ? 0 : d);
   dispatch_compute(ct, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* in = static_cast<const T*>(x.data_ptr());
@@ -262,7 +247,7 @@ Tensor softmax_backward_op(const char* op, const Tensor& grad_output, const Tens
   (void)input_dtype;
   const ScalarType result_type = grad_output.scalar_type();
   if (gi.numel() == 0) return gi.to(result_type);
-  const Walk w = walk_of(output.sizes(), output.dim() == 0 ? 0 : d);
+  const DimWalk w = dim_walk(output.sizes(), output.dim() == 0 ? 0 : d);
   dispatch_compute(ct, [&](auto tag) {
     using T = typename decltype(tag)::type;
     softmax_backward<T, Log>(static_cast<const T*>(g.data_ptr()), static_cast<const T*>(y.data_ptr()),
