@@ -6,7 +6,9 @@
 #include "aten/PhiloxGenerator.h"
 #include "c10/core/Reduction.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/empty.h"
 #include "python/csrc/Exceptions.h"
+#include "python/csrc/PyTensor.h"
 
 namespace ember::python {
 namespace {
@@ -189,11 +191,59 @@ PyObject* generator_seed(PyObject* self, PyObject*) {
 PyObject* generator_initial_seed(PyObject* self, PyObject*) {
   return PyLong_FromUnsignedLongLong(gen_of(self).initial_seed());
 }
+// The state of a CPU generator as get_state() gives it: 16 bytes, the seed then the offset
+// (the 32-bit numbers drawn since the seed was set), each a little-endian uint64.
+constexpr int64_t kStateBytes = 16;
+PhiloxGenerator& philox_of(PyObject* self, const char* op) {
+  auto* g = dynamic_cast<PhiloxGenerator*>(gen_of(self).impl());
+  EMBER_CHECK_NOT_IMPLEMENTED(g != nullptr, "Generator.", op, "(): only the CPU generator has a "
+                              "state to get or set");
+  return *g;
+}
+PyObject* generator_get_state(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  PhiloxGenerator& g = philox_of(self, "get_state");
+  const uint64_t words[2] = {g.current_seed(), g.offset()};
+  Tensor state = ember::empty({kStateBytes}, TensorOptions().dtype(ScalarType::Byte));
+  auto* out = static_cast<uint8_t*>(state.data_ptr());
+  for (int k = 0; k < 2; ++k) {
+    for (int b = 0; b < 8; ++b) out[k * 8 + b] = static_cast<uint8_t>(words[k] >> (8 * b));
+  }
+  return wrap(std::move(state));
+  EMBER_PY_END(nullptr)
+}
+PyObject* generator_set_state(PyObject* self, PyObject* arg) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK_TYPE(is_tensor(arg), "Generator.set_state(): expected 'new_state' to be a Tensor, "
+                   "but got ", Py_TYPE(arg)->tp_name);
+  const Tensor& t = unpack(arg);
+  EMBER_CHECK_TYPE(t.scalar_type() == ScalarType::Byte, "Generator.set_state(): expected 'new_state' "
+                   "to be a uint8 tensor (as get_state() returns), but got ", t.scalar_type());
+  EMBER_CHECK_VALUE(t.dim() == 1 && t.numel() == kStateBytes, "Generator.set_state(): expected "
+                    "'new_state' of ", kStateBytes, " bytes (a CPU generator's state from "
+                    "get_state()), but got a tensor of shape ", t.sizes());
+  PhiloxGenerator& g = philox_of(self, "set_state");
+  const Tensor c = t.contiguous();
+  const auto* in = static_cast<const uint8_t*>(c.data_ptr());
+  uint64_t words[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    for (int b = 0; b < 8; ++b) words[k] |= uint64_t{in[k * 8 + b]} << (8 * b);
+  }
+  EMBER_CHECK_VALUE(words[1] % 4 == 0, "Generator.set_state(): 'new_state' is not a state "
+                    "get_state() wrote (its offset ", words[1], " is not a multiple of 4)");
+  g.set_current_seed(words[0]);
+  g.set_offset(words[1]);
+  return Py_NewRef(self);
+  EMBER_PY_END(nullptr)
+}
 PyObject* generator_device(PyObject* self, void*) { return device_object(gen_of(self).device()); }
 PyMethodDef generator_methods[] = {
     {"manual_seed", generator_manual_seed, METH_O, "Seeds the generator; returns it."},
     {"seed", generator_seed, METH_NOARGS, "Seeds from a non-deterministic source; returns the seed."},
     {"initial_seed", generator_initial_seed, METH_NOARGS, "The seed last set."},
+    {"get_state", generator_get_state, METH_NOARGS,
+     "The generator's state as a uint8 tensor (seed and offset, 16 bytes)."},
+    {"set_state", generator_set_state, METH_O, "Restores a state get_state() returned; returns the generator."},
     {nullptr, nullptr, 0, nullptr}};
 PyGetSetDef generator_getset[] = {
     {"device", generator_device, nullptr, "The device the generator serves.", nullptr},

@@ -12,8 +12,8 @@ Generator = _C.Generator
 
 
 def get_rng_state():
-    """The default CPU generator's state as a uint8 tensor. Not available yet: ember.Generator
-    does not expose its (seed, offset) state to Python."""
+    """The default CPU generator's state as a uint8 tensor (Generator.get_state(): 16 bytes, its
+    seed and offset; torch's mt19937 state is another format, so states do not cross over)."""
     getter = getattr(_C.default_generator, "get_state", None)
     if getter is None:
         raise NotImplementedError("get_rng_state(): ember.Generator does not expose its state "
@@ -23,7 +23,7 @@ def get_rng_state():
 
 
 def set_rng_state(new_state) -> None:
-    """Restores a state get_rng_state returned. Not available yet (see get_rng_state)."""
+    """Restores a state get_rng_state returned."""
     setter = getattr(_C.default_generator, "set_state", None)
     if setter is None:
         raise NotImplementedError("set_rng_state(): ember.Generator does not expose its state "
@@ -35,8 +35,7 @@ def set_rng_state(new_state) -> None:
 @contextmanager
 def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
              device_type=None):
-    """Restores the CPU generator's state when the block ends (no other device has one).
-    Needs get_rng_state, so raises NotImplementedError while that does."""
+    """Restores the CPU generator's state when the block ends (no other device has one)."""
     if device_type not in (None, "cpu", "cuda", "meta"):
         raise RuntimeError(f"fork_rng(): expected 'device_type' to be a device type Ember has "
                            f"(cpu, cuda, meta), but got {device_type!r}")

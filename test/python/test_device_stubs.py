@@ -442,16 +442,38 @@ def test_random_module_seeds():
     assert ember.random.initial_seed() == s
 
 
-def test_rng_state_needs_the_generator_state():
-    """Ember's Generator does not expose its (seed, offset) state yet: the state calls and
-    fork_rng say so rather than restore the wrong state."""
-    for f in (ember.get_rng_state, ember.random.get_rng_state,
-              lambda: ember.set_rng_state(ember.zeros(16, dtype=ember.uint8))):
-        with pytest.raises(NotImplementedError, match="Generator"):
-            f()
-    with pytest.raises(NotImplementedError, match="Generator"):
-        with ember.random.fork_rng():
-            pass
+def test_rng_state_round_trips():
+    """Generator.get_state()/set_state() (seed and offset, 16 bytes) under get_rng_state,
+    set_rng_state and fork_rng, used as torch's."""
+    for m in (ember, torch):
+        m.manual_seed(3)
+        state = m.get_rng_state()
+        assert state.dtype == m.uint8 and state.dim() == 1
+        a = m.randn(5)
+        m.set_rng_state(state)
+        assert m.equal(m.randn(5), a)
+        with m.random.fork_rng():
+            m.rand(7)
+        after = m.randn(5)
+        m.set_rng_state(state)
+        m.randn(5)
+        assert m.equal(m.randn(5), after)  # the fork left the stream where it was
+        g = m.Generator().manual_seed(11)
+        m.rand(3, generator=g)
+        s = g.get_state()
+        b = m.rand(4, generator=g)
+        assert g.set_state(s) is g and m.equal(m.rand(4, generator=g), b)
+    g = ember.Generator()
+    with pytest.raises(ValueError, match="16 bytes"):
+        g.set_state(ember.zeros(5, dtype=ember.uint8))
+    with pytest.raises(TypeError, match="uint8"):
+        g.set_state(ember.zeros(16))
+    with pytest.raises(TypeError, match="Tensor"):
+        g.set_state(b"x" * 16)
+    bad = ember.zeros(16, dtype=ember.uint8)
+    bad[8] = 3  # an offset that is not a multiple of 4
+    with pytest.raises(ValueError, match="multiple of 4"):
+        g.set_state(bad)
 
 
 def test_fork_rng_disabled_forms():

@@ -358,8 +358,12 @@ def test_vmap_errors():
         ef.vmap(lambda a: a, out_dims=(0, 1))(x)
     with pytest.raises(ValueError, match="expected randomness to be 'error', 'different' or 'same', but got 'foo'"):
         ef.vmap(lambda a: a, randomness="foo")
-    with pytest.raises(NotImplementedError, match="randomness='same' is not supported"):
-        ef.vmap(lambda a: a, randomness="same")
+    # randomness='same': every batch element draws the same numbers ('different': its own).
+    z = ember.zeros(3, 4)
+    same = ef.vmap(lambda a: a + ember.rand(4), randomness="same")(z)
+    assert ember.equal(same[0], same[1]) and ember.equal(same[1], same[2])
+    diff = ef.vmap(lambda a: a + ember.rand(4), randomness="different")(z)
+    assert not ember.equal(diff[0], diff[1])
     assert tuple(ef.vmap(lambda a: a + ember.rand(()), randomness="different")(x).shape) == (2, 3)
     assert ember.vmap is ef.vmap
 

@@ -25,14 +25,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     stacks the results: the values, gradients and nesting (vmap of vmap, vmap of grad) are exactly
     those of the loop, but there is no vectorisation. Consequences: a batch of size 0 is an error
     (func is never called, so the output shapes are unknown); randomness='different' is what the
-    loop gives; 'same' needs the generator state saved and restored, which ember does not expose
-    yet, and is refused; 'error' (the default) does not detect random ops. chunk_size is accepted
+    loop gives; 'same' restores the default generator's state before each call, so every batch
+    element draws the same numbers; 'error' (the default) does not detect random ops. chunk_size is accepted
     and has no effect."""
     if randomness not in ("error", "different", "same"):
         raise ValueError(f"vmap(): expected randomness to be 'error', 'different' or 'same', but got {randomness!r}")
-    if randomness == "same":
-        raise NotImplementedError("vmap(): randomness='same' is not supported: it needs the random generator's state "
-                                  "saved and restored per batch element, which ember.Generator does not expose yet")
     if not (in_dims is None or isinstance(in_dims, (int, tuple))):
         raise ValueError(f"vmap(): expected in_dims to be an int, None or a tuple, but got {type(in_dims).__name__}")
     if not (out_dims is None or isinstance(out_dims, (int, tuple, list, dict))):
@@ -73,7 +70,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
                              f"over the batch, so it cannot infer output shapes without a call)")
         results = []
         out_spec = None
+        state = ember.get_rng_state() if randomness == "same" else None
         for b in range(size):
+            if state is not None:
+                ember.set_rng_state(state)
             sliced = [x if d is None else x.select(d, b) for x, d in zip(leaves, norm)]
             out = func(*tree_unflatten(sliced, spec), **kwargs)
             o_leaves, o_spec = tree_flatten(out)
