@@ -57,5 +57,9 @@ globals().update(_legacy_types("ember", is_cuda=False))  # ember.FloatTensor, ..
 cuda.__dict__.update(_legacy_types("ember.cuda", is_cuda=True))
 # The ops returning several tensors return ember.return_types' named tuples (x.max(1).values).
 return_types.install({"Tensor": Tensor, "ember": _sys.modules[__name__], "linalg": linalg})
+# torch's alias names and the small compositions (absolute, divide, ravel, hsplit, gcd, ...).
+from ember import _tensor_aliases  # noqa: E402
+
+_tensor_aliases.install()
 
 __version__ = "0.1.0"
