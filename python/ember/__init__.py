@@ -61,5 +61,6 @@ return_types.install({"Tensor": Tensor, "ember": _sys.modules[__name__], "linalg
 from ember import _tensor_aliases  # noqa: E402
 
 _tensor_aliases.install()
+_install_operators(Tensor)  # the slots of the ops the aliases added (__pos__: positive)
 
 __version__ = "0.1.0"

@@ -57,7 +57,7 @@ def _inplace_comparison(name, base):
 def positive(input):
     """input itself (unary plus); refused for bool, as torch."""
     if input.dtype == ember.bool:
-        raise TypeError("positive(): the unary '+' operator on a bool tensor is not supported")
+        raise RuntimeError("positive(): the `+` operator, on a bool tensor is not supported")
     return input
 
 

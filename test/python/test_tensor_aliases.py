@@ -134,8 +134,10 @@ def test_heaviside_dist_nonzero():
     assert ember.tensor([3]).is_nonzero() and not ember.tensor([0.0]).is_nonzero()
     with pytest.raises(RuntimeError, match="more than one value"):
         ember.tensor([1, 2]).is_nonzero()
-    with pytest.raises(TypeError, match="bool"):
+    with pytest.raises(RuntimeError, match="bool"):
         ember.tensor([True]).positive()
+    e = ember.tensor([1.0, -2.0])
+    assert (+e) is e
 
 
 def test_aliases_are_listed_methods():
