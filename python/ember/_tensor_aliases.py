@@ -124,9 +124,11 @@ def inner(input, other):
 
 
 def logaddexp2(input, other):
-    """log2(2**input + 2**other) without overflow."""
-    ln2 = math.log(2)
-    return ember.logaddexp(input * ln2, other * ln2) / ln2
+    """log2(2**input + 2**other) without overflow: the larger plus log2(1 + 2**-|difference|);
+    equal infinities give themselves."""
+    big = ember.maximum(input, other)
+    out = big + ember.log1p(ember.exp2(-(input - other).abs())) / math.log(2)
+    return ember.where(ember.isinf(big) & (input == other), big, out)
 
 
 def isposinf(input):

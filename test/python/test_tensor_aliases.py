@@ -124,6 +124,12 @@ def test_integer_ops():
          dtype=torch.float64), torch.tensor([2, 3])))
 
 
+def test_logaddexp2_extremes():
+    (e, t), (f, u) = both([1e4, -1e4, float("inf"), float("-inf"), 3.0]), both([1e4 - 1, -1e4, float("inf"),
+                                                                            float("-inf"), float("-inf")])
+    same(e.logaddexp2(f), t.logaddexp2(u))
+
+
 def test_heaviside_dist_nonzero():
     (e, t), (v, w) = both([-1.5, 0.0, 2.0]), both([0.5, 0.5, 0.5])
     same(e.heaviside(v), t.heaviside(w))
