@@ -252,7 +252,8 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     """softmax((logits + g) / tau) with Gumbel(0, 1) noise g; hard: the one-hot of its argmax in the
     forward, the soft sample's gradient in the backward (straight through)."""
     uniform = _ember.rand_like(logits)
-    gumbels = -_ember.log(-_ember.log(uniform.clamp_min(eps)).clamp_min(eps))
+    exponential = (-_ember.log(uniform.clamp_min(eps))).clamp_min(eps)  # Exp(1) draws
+    gumbels = -_ember.log(exponential)
     soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:
         return soft
