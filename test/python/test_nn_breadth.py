@@ -300,3 +300,37 @@ def test_bad_reduction():
     for fn in (F.soft_margin_loss, F.hinge_embedding_loss, F.poisson_nll_loss, F.multilabel_soft_margin_loss):
         with pytest.raises(ValueError, match="not a valid value for reduction"):
             fn(e, e, reduction="bad")
+
+
+def test_errors_and_legacy_reduction():
+    x = ember.from_numpy(rnd((3, 4), "float64"))
+    with pytest.raises(IndexError, match="multi_margin_loss"):
+        F.multi_margin_loss(x, ember.tensor([0, 4, 1]))
+    with pytest.raises(RuntimeError, match="multi_margin_loss"):
+        F.multi_margin_loss(x, ember.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match="multilabel_margin_loss"):
+        F.multilabel_margin_loss(x, ember.full((3, 4), 7))
+    with pytest.raises(RuntimeError, match="pdist"):
+        F.pdist(x, -1)
+    y = sign((3, 4), "float64")
+    for kw in ({"size_average": False}, {"reduce": False}):
+        np.testing.assert_allclose(to_np(F.soft_margin_loss(x, ember.from_numpy(y), **kw)),
+                                   TF.soft_margin_loss(torch.tensor(to_np(x)), torch.tensor(y), **kw).numpy())
+
+
+def test_rrelu_inplace_and_gumbel_straight_through():
+    x = rnd((3, 4), "float64")
+    e = ember.from_numpy(x.copy())
+    assert F.rrelu_(e, 0.2, 0.2, training=True) is e
+    np.testing.assert_allclose(to_np(e), np.where(x >= 0, x, 0.2 * x))
+    ember.manual_seed(0)
+    s = ember.from_numpy(x.copy()).requires_grad_()
+    soft = F.gumbel_softmax(s, tau=0.7)
+    ember.manual_seed(0)
+    h = ember.from_numpy(x.copy()).requires_grad_()
+    hard = F.gumbel_softmax(h, tau=0.7, hard=True)
+    np.testing.assert_allclose(to_np(hard), np.eye(4)[to_np(soft).argmax(-1)])
+    w = ember.from_numpy(rnd((3, 4), "float64", 9))
+    (soft * w).sum().backward()
+    (hard * w).sum().backward()
+    np.testing.assert_allclose(to_np(h.grad), to_np(s.grad), rtol=1e-12)
