@@ -215,3 +215,48 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim(input.dim())
     return _ember.log_softmax(input, dim, dtype=dtype)
+
+
+__all__ += ["celu_", "selu_", "rrelu", "rrelu_", "gumbel_softmax"]
+
+
+def celu_(input, alpha=1.0):
+    """celu in place."""
+    return _ember.celu_(input, alpha)
+
+
+def selu_(input):
+    """selu in place."""
+    return _ember.selu_(input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """x for x >= 0, else a * x: a drawn uniformly from [lower, upper] per element when training,
+    (lower + upper) / 2 otherwise (in place when inplace)."""
+    if training:
+        slope = _ember.empty_like(input).uniform_(lower, upper)
+    else:
+        slope = (lower + upper) / 2
+    if inplace:
+        neg = input < 0
+        return input.copy_(_ember.where(neg, input * slope, input))
+    return _ember.where(input >= 0, input, input * slope)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """rrelu in place."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau) with Gumbel(0, 1) noise g; hard: the one-hot of its argmax in the
+    forward, the soft sample's gradient in the backward (straight through)."""
+    uniform = _ember.rand_like(logits)
+    exponential = (-_ember.log(uniform.clamp_min(eps))).clamp_min(eps)  # Exp(1) draws
+    gumbels = -_ember.log(exponential)
+    soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return soft
+    index = soft.argmax(dim, keepdim=True)
+    one_hot = _ember.zeros_like(soft).scatter_(dim, index, 1.0)
+    return one_hot - soft.detach() + soft

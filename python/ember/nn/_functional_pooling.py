@@ -150,3 +150,35 @@ def adaptive_avg_pool_nd(input, out_sizes):
             rows.append(out.narrow(dim, start, end - start).mean(dim, keepdim=True))
         out = _ember.cat(rows, dim)
     return out
+
+
+__all__ += ["lp_pool1d", "lp_pool2d", "lp_pool3d"]
+
+
+def _lp_pool(name, pool, input, norm_type, kernel_size, stride, ceil_mode, n):
+    kernel = _ntuple(kernel_size, n)
+    if len(kernel) != n:
+        raise ValueError(f"{name}: kernel_size must be an int or a {n}-tuple, got {kernel_size}")
+    if stride is not None:
+        out = pool(input.pow(norm_type), kernel, stride, 0, ceil_mode)
+    else:
+        out = pool(input.pow(norm_type), kernel, padding=0, ceil_mode=ceil_mode)
+    size = 1
+    for k in kernel:
+        size *= k
+    return (out.sign() * out.abs().relu()).mul(size).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p), over the last dimension."""
+    return _lp_pool("lp_pool1d", avg_pool1d, input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p), over the last two dimensions."""
+    return _lp_pool("lp_pool2d", avg_pool2d, input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p), over the last three dimensions."""
+    return _lp_pool("lp_pool3d", avg_pool3d, input, norm_type, kernel_size, stride, ceil_mode, 3)

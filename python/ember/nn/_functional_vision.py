@@ -241,3 +241,39 @@ def affine_grid(theta, size, align_corners=None):
         points *= s
     grid = base.reshape(n, points, len(coords)).bmm(theta.transpose(1, 2))
     return grid.reshape(shape + (len(spatial),))
+
+
+__all__ += ["channel_shuffle", "native_channel_shuffle", "upsample_nearest", "upsample_bilinear"]
+
+
+def channel_shuffle(input, groups):
+    """The channels (dim 1) of [N, C, *] regrouped: split into groups, then interleaved."""
+    if input.dim() < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    c = input.shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} "
+                           "groups.")
+    shape = tuple(input.shape)
+    out = input.reshape(shape[0], groups, c // groups, *shape[2:]).transpose(1, 2)
+    return out.reshape(shape)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """interpolate(mode="nearest"), deprecated in PyTorch."""
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """interpolate(mode="bilinear", align_corners=True), deprecated in PyTorch."""
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -19,15 +19,26 @@ from ember.nn.modules.flatten import Flatten, Unflatten  # noqa: F401
 from ember.nn.modules.linear import Bilinear, Identity, Linear  # noqa: F401
 from ember.nn.modules.loss import (  # noqa: F401
     BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, CTCLoss, HuberLoss, KLDivLoss, L1Loss,
-    MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss, TripletMarginLoss,
+    MarginRankingLoss, MSELoss, NLLLoss, SmoothL1Loss, TripletMarginLoss, SoftMarginLoss, HingeEmbeddingLoss,
+    PoissonNLLLoss, GaussianNLLLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, MultiLabelMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from ember.nn.modules.module import Module  # noqa: F401
 from ember.nn.modules.normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm  # noqa: F401
 from ember.nn.modules.pooling import (  # noqa: F401
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,
-    AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d,
+    AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d, LPPool1d, LPPool2d, LPPool3d,
 )
 from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from ember.nn.modules.sparse import Embedding, EmbeddingBag  # noqa: F401
 from ember.nn.modules.transformer import (  # noqa: F401
     Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
+from ember.nn.modules.padding import (  # noqa: F401
+    CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d,
+    ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d,
+    ZeroPad3d,
+)
+from ember.nn.modules.vision import (  # noqa: F401
+    ChannelShuffle, CosineSimilarity, Fold, PairwiseDistance, PixelShuffle, PixelUnshuffle, RReLU, Softmax2d,
+    Unfold, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d,
+)
