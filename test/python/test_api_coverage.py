@@ -30,12 +30,15 @@ def _resolve(root, path):
 
 
 def _dropped_by_rule(namespace_obj, value) -> bool:
-    """Modules imported from outside the namespace, typing constructs, docstring templates."""
+    """Modules imported from outside the namespace, typing constructs, docstring templates
+    (strings, and dicts of strings such as torch.fft.common_args)."""
     if isinstance(value, types.ModuleType):
         own = getattr(namespace_obj, "__name__", "")
         return not value.__name__.startswith(own + ".")
     if isinstance(value, str):
         return True
+    if isinstance(value, dict) and value and all(isinstance(v, str) for v in value.values()):
+        return True  # docstring templates (torch.fft.common_args, nn.functional.tf32_notes)
     module = getattr(value, "__module__", None) or ""
     return module == "typing" or module.startswith(("typing.", "collections.abc"))
 
@@ -107,6 +110,9 @@ def test_rules_drop_only_non_api_names():
     assert _dropped_by_rule(nn_functional, torch)
     assert _dropped_by_rule(nn_functional, math)
     assert _dropped_by_rule(nn_functional, "docstring")
+    assert _dropped_by_rule(torch.fft, torch.fft.common_args)
+    assert not _dropped_by_rule(nn_functional, {})
+    assert not _dropped_by_rule(nn_functional, {"a": 1})
     assert not _dropped_by_rule(torch.nn, torch.nn.init)
     assert not _dropped_by_rule(nn_functional, nn_functional.relu)
     assert "relu" in public_names("nn.functional") and "torch" not in public_names("fft")
