@@ -19,6 +19,7 @@
 #include "ember/generated/ops/slice.h"
 #include "ember/generated/ops/softplus.h"
 #include "ember/generated/ops/sum.h"
+#include "ember/generated/ops/view_as_real.h"
 #include "ember/generated/ops/where.h"
 #include "ember/generated/ops/zeros.h"
 #include "ember/generated/ops/zeros_like.h"
@@ -111,7 +112,7 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   const Tensor others = ember::where(zeros_in_slice.eq(0), r / ember::where(is_zero, 1, self),
                                      ember::where(zeros_in_slice.eq(1).logical_and(is_zero),
                                                   nonzero_prod.expand(self.sizes()), 0));
-  return g * others;
+  return g * conj_of(others);
 }
 
 Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dims,
@@ -156,13 +157,13 @@ Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional
   const Tensor g = restore_reduced_dims(grad, dims, keepdim, self.dim());
   const Tensor n = restore_reduced_dims(norm, dims, keepdim, self.dim());
   if (p == 0.0) return Tensor();  // no gradient, as PyTorch's (None from autograd.grad)
-  if (p == 1.0) return self.sign() * g;
+  if (p == 1.0) return self.sgn() * g;
   if (p == 2.0) return ember::where(n.eq(0), 0, self * (g / n));
   if (std::isinf(p)) {
     // The gradient goes evenly to the elements whose |x| is the norm.
     const Tensor mask = self.abs().eq(n);
     const Tensor count = mask.sum(dims, /*keepdim=*/true);
-    return self.sign() * ember::where(mask, g / count, 0);
+    return self.sgn() * ember::where(mask, g / count, 0);
   }
   // |x|^(p-1) sign(x) g / norm^(p-1); 0 where the norm is 0.
   const Tensor scaled = self * self.abs().pow(p - 2) * g / n.pow(p - 1);
@@ -370,19 +371,32 @@ Tensor atan2_recip(const Tensor& self, const Tensor& other) {
   return ember::where(d.eq(0), 0, d.reciprocal());
 }
 
+// d sgn(z) = dz / (2|z|) - sgn(z)^2 conj(dz) / (2|z|) for complex z != 0; 0 for real z.
+Tensor sgn_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  if (!is_complex(self.dtype())) return zeros_of(grad);
+  const Tensor abs = self.abs();
+  return ember::where(abs.eq(0), 0, (grad - result * result * grad.conj_physical()) / (abs * 2));
+}
+
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
   if (exponent.to_double() == 0.0) return ember::zeros_like(self);
+  if (exponent.is_complex() || is_complex(self.dtype())) {
+    return grad * conj_of(self.pow(exponent.to_complex() - 1.0) * exponent);
+  }
   return grad * (self.pow(exponent.to_double() - 1.0) * exponent);
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
-  return ember::where(exponent.eq(0), 0, grad * (exponent * self.pow(exponent - 1)));
+  return ember::where(exponent.eq(0), 0, grad * conj_of(exponent * self.pow(exponent - 1)));
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent,
                              const Tensor& result) {
-  const Tensor cond = self.eq(0).logical_and(exponent.ge(0));
-  return grad * ember::where(cond, 0, result * self.log());
+  // PyTorch's rule: no gradient where the base is 0 and the exponent's real part is >= 0.
+  const Tensor real_exponent =
+      is_complex(exponent.dtype()) ? ember::view_as_real(exponent.contiguous()).select(-1, 0) : exponent;
+  const Tensor cond = self.eq(0).logical_and(real_exponent.ge(0));
+  return grad * conj_of(ember::where(cond, 0, result * self.log()));
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Scalar& base, const Tensor& exponent,

@@ -23,6 +23,16 @@ inline bool any_defined(const variable_list& v) {
   return false;
 }
 
+/// The conjugate of t for complex dtypes, else t itself: the factors of the backward formulas
+/// of holomorphic ops (PyTorch's convention: the gradient is grad * conj(f'(z))).
+inline Tensor conj_of(const Tensor& t) {
+  return is_complex(t.dtype()) ? t.conj_physical() : t;
+}
+
+inline Scalar conj_of(const Scalar& s) {
+  return s.is_complex() ? Scalar(std::conj(s.to_complex())) : s;
+}
+
 /// A gradient of zeros shaped like t.
 EMBER_API Tensor zeros_of(const Tensor& t);
 /// Where mask holds, the gradient; elsewhere 0 (never 0 * inf).
@@ -114,6 +124,7 @@ EMBER_API Tensor index_add_source_backward(const Tensor& grad, int64_t dim, cons
 
 /// 1 / (self^2 + other^2), 0 where both are 0 (PyTorch's gradient of atan2 at the origin).
 EMBER_API Tensor atan2_recip(const Tensor& self, const Tensor& other);
+EMBER_API Tensor sgn_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 EMBER_API Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 EMBER_API Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
 EMBER_API Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent,

@@ -51,10 +51,10 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
   const Tensor zeros_so_far = ember::cumsum(is_zero, d);
   const Tensor before_zero = zeros_so_far.eq(0);
   const Tensor first_zero = ember::logical_and(is_zero, zeros_so_far.eq(1));
-  const Tensor before = ember::where(before_zero, reverse_cumsum(grad * result, d) /
-                                                      self.masked_fill(before_zero.eq(0), 1), 0);
+  const Tensor before = ember::where(before_zero, reverse_cumsum(grad * conj_of(result), d) /
+                                                      conj_of(self.masked_fill(before_zero.eq(0), 1)), 0);
   const Tensor skipping_zero = ember::cumprod(self.masked_fill(first_zero, 1), d);
-  return before + ember::where(first_zero, reverse_cumsum(grad * skipping_zero, d), 0);
+  return before + ember::where(first_zero, reverse_cumsum(grad * conj_of(skipping_zero), d), 0);
 }
 
 Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim) {

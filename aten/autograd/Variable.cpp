@@ -38,9 +38,7 @@ void set_requires_grad(const Tensor& t, bool requires_it) {
     return;
   }
   const ScalarType dt = t.dtype();
-  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(dt), "requires_grad_(): autograd of complex tensors "
-                              "is not supported yet (got a tensor of dtype ", dt, ")");
-  EMBER_CHECK(is_floating_point(dt), "only Tensors of floating point and complex dtype can "
+  EMBER_CHECK(is_floating_point(dt) || is_complex(dt), "only Tensors of floating point and complex dtype can "
               "require gradients (got a tensor of dtype ", dt, ")");
   if (!is_leaf(t)) return;  // a non-leaf with history already requires grad
   materialize_meta(t).requires_grad_ = true;

@@ -4,6 +4,7 @@
 #include "aten/native/unary.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/abs.h"
+#include "ember/generated/ops/_conj_physical.h"
 
 namespace ember::native {
 
@@ -40,6 +41,11 @@ TensorMeta neg_meta(const Tensor& self) {
   return same_unary_meta("neg", self);
 }
 
+// PyTorch's conj_physical keeps an empty self's strides.
+TensorMeta conj_physical_meta(const Tensor& self) {
+  return like_self_meta(self, self.dtype(), "conj_physical");
+}
+
 TensorMeta abs_meta(const Tensor& self) {
   // The absolute value of a complex number is real.
   const ScalarType t = self.dtype();
@@ -55,5 +61,14 @@ Tensor& abs_(Tensor& self) {
   return self;
 }
 
+// Ember has no conjugate bit (PyTorch's lazy conj): conj computes the conjugate of a complex
+// tensor and is the identity, without a copy, for real ones.
+Tensor conj(const Tensor& self) {
+  return is_complex(self.dtype()) ? ember::_conj_physical(self) : self;
+}
+
+Tensor conj_physical(const Tensor& self) {
+  return is_complex(self.dtype()) ? ember::_conj_physical(self) : self;
+}
 
 }  // namespace ember::native

@@ -594,6 +594,14 @@ ROWS_TENSOR: list[Row] = [
     # ---- unary: activations and special functions ----
     *[Row(f"{op}{form}", extra=EDGE) for op in ("sgn", "square", "lgamma", "digamma")
       for form in (".out", "", "_")],
+    # conj_physical returns self for real dtypes, as PyTorch's; its in-place form writes
+    # nothing for them in PyTorch (so even a broadcast self passes) and is compared on complex.
+    *[Row(op, extra=EDGE) for op in ("conj_physical.out", "conj_physical", "_conj_physical")],
+    Row("conj_physical_", dtypes=ot.COMPLEX),
+    # conj of a complex tensor is a computed copy (Ember has no conjugate bit; PyTorch's is a
+    # lazy view), so only the real dtypes, where both return self, compare aliasing here; the
+    # complex values are checked in test_complex_autograd.py.
+    Row("conj", dtypes=FLOATS + INTS + ("bool",)),
     *[Row(f"erfinv{form}", values={"self": "unit"}, extra=EDGE) for form in (".out", "", "_")],
     *[Row(f"logit{form}", values={"self": "prob"}, pools={"eps": [0.25, -1.0, 0.0]}, extra=EDGE)
       for form in (".out", "", "_")],

@@ -1,4 +1,4 @@
-// The unary ops on the CPU that compute in self's dtype (Note [TensorIterator]): abs, neg,
+// The unary ops on the CPU that compute in self's dtype (Note [TensorIterator]): abs, neg, conj,
 // sign, the roundings (floor, ceil, trunc, round), frac, and the predicates isnan, isinf,
 // isfinite and signbit. One functor per op, saying which element types it takes. The float
 // family (exp, log, ...) is cpu/unary.cpp and cpu/unary_trig.cpp.
@@ -53,6 +53,16 @@ struct neg_fn {
   }
 };
 
+struct conj_physical_fn {
+  template <class T>
+  static constexpr bool kSupports = true;
+  template <class A>
+  A operator()(A x) const {
+    if constexpr (kIsComplex<A>) return std::conj(x);
+    else return x;
+  }
+};
+
 struct sign_fn {
   template <class T>
   static constexpr bool kSupports = !kIsComplex<T>;
@@ -101,6 +111,7 @@ Tensor predicate(const char* name, const Tensor& self, P p) {
 }  // namespace
 
 EMBER_SAME_UNARY_KERNEL(neg)
+EMBER_SAME_UNARY_KERNEL(conj_physical)
 EMBER_SAME_UNARY_KERNEL(sign)
 EMBER_SAME_UNARY_KERNEL(floor)
 EMBER_SAME_UNARY_KERNEL(ceil)

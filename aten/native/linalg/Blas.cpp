@@ -1,12 +1,13 @@
 // Matrix products on strided tensors (Note [GEMM operands], Blas.h): OpenBLAS's cblas for
-// float64 (and float32 in a build without oneDNN), oneDNN's sgemm for float32, a blocked
-// loop for the other dtypes.
+// float64 and complex (and float32 in a build without oneDNN), oneDNN's sgemm for float32, a
+// blocked loop for the other dtypes.
 #include "aten/native/linalg/Blas.h"
 
 #include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstdio>
 #include <vector>
 
@@ -114,8 +115,19 @@ void blas_gemm(const Operand& a, const Operand& b, T* c, int64_t ldc, int64_t c_
 #else
     call(cblas_sgemm);
 #endif
-  } else {
+  } else if constexpr (std::is_same_v<T, double>) {
     call(cblas_dgemm);
+  } else {
+    // cgemm/zgemm take alpha and beta by address and the matrices as void pointers.
+    auto complex_gemm = [&](auto gemm) {
+      run_batch(batch, [&](int64_t i) {
+        gemm(CblasRowMajor, cblas_trans(a.trans), cblas_trans(b.trans), m, n, k, &alpha,
+             pa + i * a.batch_stride, a.ld, pb + i * b.batch_stride, b.ld, &beta,
+             c + i * c_batch_stride, ldc);
+      });
+    };
+    if constexpr (std::is_same_v<T, std::complex<float>>) complex_gemm(cblas_cgemm);
+    else complex_gemm(cblas_zgemm);
   }
 }
 
@@ -172,7 +184,7 @@ void gemm_batched(const Tensor& out, const Tensor& a, const Tensor& bmat, const 
     }
     return;
   }
-  if (dt == ScalarType::Float || dt == ScalarType::Double) {
+  if (dt == ScalarType::Float || dt == ScalarType::Double || is_complex(dt)) {
     const Operand oa = operand(a), ob = operand(bmat);
     // The result in place when row-major, or column-major as the transposed product
     // (out^T = b^T a^T); otherwise through a contiguous buffer.
@@ -200,13 +212,17 @@ void gemm_batched(const Tensor& out, const Tensor& a, const Tensor& bmat, const 
         blas_gemm<T>(oa, ob, pc, ldc, c_bs, batch, m, n, k, al, be);
       }
     };
-    if (dt == ScalarType::Float) run(TypeTag<float>{});
-    else run(TypeTag<double>{});
+    switch (dt) {
+      case ScalarType::Float: run(TypeTag<float>{}); break;
+      case ScalarType::Double: run(TypeTag<double>{}); break;
+      case ScalarType::ComplexFloat: run(TypeTag<std::complex<float>>{}); break;
+      default: run(TypeTag<std::complex<double>>{}); break;
+    }
     if (!direct) out.copy_(c);
     return;
   }
-  EMBER_CHECK_NOT_IMPLEMENTED(dt != ScalarType::Bool && !is_complex(dt),
-                              "matrix products are not implemented for dtype ", dt);
+  EMBER_CHECK_NOT_IMPLEMENTED(dt != ScalarType::Bool, "matrix products are not implemented for "
+                              "dtype ", dt);
   dispatch_all_types(dt, "gemm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {

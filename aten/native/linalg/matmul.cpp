@@ -14,6 +14,7 @@
 #include "aten/native/linalg/LinalgChecks.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/addmm.h"
+#include "ember/generated/ops/_conj_physical.h"
 #include "ember/generated/ops/addmm_native.h"
 #include "ember/generated/ops/addmv_native.h"
 #include "ember/generated/ops/baddbmm_native.h"
@@ -259,9 +260,7 @@ Tensor dot_cpu(const Tensor& self, const Tensor& tensor) {
 
 Tensor vdot_cpu(const Tensor& self, const Tensor& other) {
   dot_checks("vdot", self, other);
-  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(self.scalar_type()), "vdot(): complex vectors are not "
-                              "supported yet");
-  return dot_cpu(self, other);
+  return dot_cpu(is_complex(self.scalar_type()) ? ember::_conj_physical(self) : self, other);
 }
 
 // ---- composites -----------------------------------------------------------------------------
