@@ -176,4 +176,12 @@ EMBER_API Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, cons
 /// logcumsumexp, summed in log space (no overflow for large magnitudes).
 EMBER_API Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim);
 
+// The DFT primitives (aten/autograd/FftBackward.cpp).
+/// _fft_r2c: the inverse transform of grad (zero-padded to the full length when onesided),
+/// its real part.
+EMBER_API Tensor fft_r2c_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim,
+                                  int64_t normalization, bool onesided);
+/// _fft_c2r: the one-sided forward transform of grad, the mirrored bins counted twice.
+EMBER_API Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization);
+
 }  // namespace ember::autograd

@@ -3,8 +3,8 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/unary.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/ops/abs.h"
 #include "ember/generated/ops/_conj_physical.h"
+#include "ember/generated/ops/abs.h"
 
 namespace ember::native {
 

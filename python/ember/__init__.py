@@ -32,7 +32,7 @@ from ember._creation import (  # noqa: E402,F401
     allclose, as_tensor, equal, initial_seed, is_floating_point, is_complex, is_tensor,
     manual_seed, numel, seed, set_printoptions, tensor,
 )
-from ember import autograd, backends, cpu, errors, linalg, nn, ops, special, testing  # noqa: E402,F401
+from ember import autograd, backends, cpu, errors, fft, linalg, nn, ops, special, testing  # noqa: E402,F401
 from ember import distributions, optim, utils  # noqa: E402,F401
 from ember.serialization import load, save  # noqa: E402,F401
 from ember._linalg_aliases import cholesky, det, inverse, pinverse, qr, slogdet, svd  # noqa: E402,F401

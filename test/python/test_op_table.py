@@ -21,10 +21,11 @@ import ember
 import op_table as ot
 from op_table import ALL, COMPLEX, FLOATS, INTS, Case, Dt, Fmt, Gen, TensorSpec
 from op_rows import *  # noqa: F401,F403
+from op_rows_fft import ROWS_FFT
 from op_rows_nn import ROWS_NN
 from op_rows_tensor import ROWS_TENSOR
 
-ROW_LIST: list[Row] = ROWS_TENSOR + ROWS_NN
+ROW_LIST: list[Row] = ROWS_TENSOR + ROWS_NN + ROWS_FFT
 ROWS = {row.key: row for row in ROW_LIST}
 OPS = ot.load_ops()
 
