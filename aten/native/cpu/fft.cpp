@@ -36,6 +36,12 @@ namespace {
 // the forward one of the conjugate, conjugated. Plans are cached per (n, element type).
 constexpr int64_t kMaxRadix = 31;
 
+// a * b without std::complex's NaN/inf recovery (a library call per product at -O3).
+template <class T>
+inline std::complex<T> cmul(std::complex<T> a, std::complex<T> b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
 template <class T>
 struct Plan {
   using C = std::complex<T>;
@@ -54,11 +60,15 @@ struct Plan {
       return;
     }
     const int64_t p = radices[depth], m = len / p;
-    for (int64_t q = 0; q < p; ++q) pass(in + q * stride, stride * p, out + q * m, m, depth + 1, tw_stride * p);
+    if (m == 1) {
+      for (int64_t q = 0; q < p; ++q) out[q] = in[q * stride];  // the leaves, without a call each
+    } else {
+      for (int64_t q = 0; q < p; ++q) pass(in + q * stride, stride * p, out + q * m, m, depth + 1, tw_stride * p);
+    }
     const C* w = twiddle.data();
     if (p == 2) {
       for (int64_t k = 0; k < m; ++k) {
-        const C a = out[k], b = out[k + m] * w[k * tw_stride];
+        const C a = out[k], b = cmul(out[k + m], w[k * tw_stride]);
         out[k] = a + b;
         out[k + m] = a - b;
       }
@@ -66,8 +76,8 @@ struct Plan {
     }
     if (p == 4) {
       for (int64_t k = 0; k < m; ++k) {
-        const C a0 = out[k], a1 = out[k + m] * w[k * tw_stride], a2 = out[k + 2 * m] * w[2 * k * tw_stride],
-                a3 = out[k + 3 * m] * w[3 * k * tw_stride];
+        const C a0 = out[k], a1 = cmul(out[k + m], w[k * tw_stride]),
+                a2 = cmul(out[k + 2 * m], w[2 * k * tw_stride]), a3 = cmul(out[k + 3 * m], w[3 * k * tw_stride]);
         const C s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = a1 - a3;
         const C d13_rot(d13.imag(), -d13.real());  // -i * d13
         out[k] = s02 + s13;
@@ -80,10 +90,10 @@ struct Plan {
     C t[kMaxRadix];
     const int64_t root = m * tw_stride;  // w_p = w^(n / p)
     for (int64_t k = 0; k < m; ++k) {
-      for (int64_t r = 0; r < p; ++r) t[r] = out[k + r * m] * w[r * k * tw_stride];
+      for (int64_t r = 0; r < p; ++r) t[r] = cmul(out[k + r * m], w[r * k * tw_stride]);
       for (int64_t s = 0; s < p; ++s) {
         C acc = t[0];
-        for (int64_t r = 1; r < p; ++r) acc += t[r] * w[((r * s) % p) * root];
+        for (int64_t r = 1; r < p; ++r) acc += cmul(t[r], w[((r * s) % p) * root]);
         out[k + s * m] = acc;
       }
     }
@@ -99,12 +109,12 @@ struct Plan {
     scratch.assign(static_cast<size_t>(2 * m), C(0));
     C* a = scratch.data();
     C* a_hat = a + m;
-    for (int64_t j = 0; j < n; ++j) a[j] = x[j] * chirp[j];
+    for (int64_t j = 0; j < n; ++j) a[j] = cmul(x[j], chirp[j]);
     inner->pass(a, 1, a_hat, m, 0, 1);
-    for (int64_t j = 0; j < m; ++j) a_hat[j] = std::conj(a_hat[j] * chirp_hat[j]);
+    for (int64_t j = 0; j < m; ++j) a_hat[j] = std::conj(cmul(a_hat[j], chirp_hat[j]));
     inner->pass(a_hat, 1, a, m, 0, 1);  // the inverse transform, as conj(F(conj(.)))
     const T scale = T(1) / static_cast<T>(m);
-    for (int64_t k = 0; k < n; ++k) y[k] = std::conj(a[k]) * scale * chirp[k];
+    for (int64_t k = 0; k < n; ++k) y[k] = cmul(std::conj(a[k]) * scale, chirp[k]);
   }
 };
 
@@ -199,6 +209,41 @@ void transform_rows(const Tensor& t, int64_t n, bool forward) {
   });
 }
 
+// The one-sided transform of every row of a contiguous real [rows, n] tensor (n even) into
+// out [rows, n / 2 + 1]: the packed complex transform of length n / 2 (z_j = x_2j + i x_2j+1)
+// split into the even and odd samples' spectra, E_k + w^k O_k.
+template <class T>
+void real_rows(const Tensor& x, const Tensor& out, int64_t n) {
+  using C = std::complex<T>;
+  const int64_t h = n / 2, rows = x.numel() / n;
+  if (rows == 0) return;
+  const auto plan = plan_for<T>(h);
+  std::vector<C> w(static_cast<size_t>(h + 1));
+  const double pi = std::acos(-1.0);
+  for (int64_t k = 0; k <= h; ++k) {
+    const double a = -2.0 * pi * static_cast<double>(k) / static_cast<double>(n);
+    w[k] = C(static_cast<T>(std::cos(a)), static_cast<T>(std::sin(a)));
+  }
+  const T* src = static_cast<const T*>(x.data_ptr());
+  C* dst = static_cast<C*>(out.data_ptr());
+  parallel_for(0, rows, std::max<int64_t>(1, 4096 / n), [&](int64_t r0, int64_t r1) {
+    std::vector<C> z(static_cast<size_t>(h)), zf(static_cast<size_t>(h)), scratch;
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* row = src + r * n;
+      for (int64_t j = 0; j < h; ++j) z[j] = C(row[2 * j], row[2 * j + 1]);
+      plan->forward(z.data(), zf.data(), scratch);
+      C* o = dst + r * (h + 1);
+      for (int64_t k = 0; k <= h; ++k) {
+        const C zk = zf[k % h], zc = std::conj(zf[(h - k) % h]);
+        const C even = (zk + zc) * T(0.5);
+        const C diff = (zk - zc) * T(0.5);
+        const C odd(diff.imag(), -diff.real());  // -i * diff
+        o[k] = even + cmul(w[k], odd);
+      }
+    }
+  });
+}
+
 // PyTorch's fft_norm_mode: 0 none, 1 by 1/sqrt(n), 2 by 1/n, n the signal's size.
 void scale(Tensor& t, int64_t normalization, double signal_numel) {
   if (normalization == 0 || signal_numel == 0) return;
@@ -281,8 +326,24 @@ Tensor fft_r2c_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, b
   EMBER_CHECK(st == ScalarType::Float || st == ScalarType::Double, "_fft_r2c(): expected a float32 or "
               "float64 'self', but got ", st);
   const std::vector<int64_t> dims = sorted_dims(self, check_dims("_fft_r2c", self, dim, normalization), true);
-  Tensor out = c2c_along(self.to(complex_of(st)), dims.back(), /*forward=*/true);
-  if (onesided) out = out.narrow(dims.back(), 0, self.sizes()[dims.back()] / 2 + 1);
+  const int64_t d = dims.back(), n = self.sizes()[d];
+  Tensor out;
+  if (n % 2 == 0 && n >= 2) {
+    const int64_t last = self.dim() - 1;
+    const Tensor rows = ember::movedim(self, d, last).contiguous();
+    std::vector<int64_t> sizes(rows.sizes().begin(), rows.sizes().end());
+    sizes[last] = n / 2 + 1;
+    Tensor half = ember::empty(sizes, rows.options().dtype(complex_of(st)));
+    if (st == ScalarType::Float) real_rows<float>(rows, half, n);
+    else real_rows<double>(rows, half, n);
+    if (!onesided && n > 2) {  // the other half by symmetry: X[n - k] = conj(X[k])
+      half = ember::cat({half, half.narrow(last, 1, n / 2 - 1).flip({last}).conj_physical()}, last);
+    }
+    out = ember::movedim(half, last, d);
+  } else {
+    out = c2c_along(self.to(complex_of(st)), d, /*forward=*/true);
+    if (onesided) out = out.narrow(d, 0, n / 2 + 1);
+  }
   for (size_t i = dims.size() - 1; i-- > 0;) out = c2c_along(out, dims[i], true);
   out = in_torch_layout(out, self, dims);
   scale(out, normalization, signal_numel(self, dims));
