@@ -42,3 +42,8 @@ from ember.nn.modules.vision import (  # noqa: F401
     ChannelShuffle, CosineSimilarity, Fold, PairwiseDistance, PixelShuffle, PixelUnshuffle, RReLU, Softmax2d,
     Unfold, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d,
 )
+from ember.nn.modules.lazy import (  # noqa: F401
+    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,
+    LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d,
+    LazyLinear,
+)
