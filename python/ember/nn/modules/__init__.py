@@ -47,3 +47,8 @@ from ember.nn.modules.lazy import (  # noqa: F401
     LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d,
     LazyLinear,
 )
+from ember.nn.modules.extra import (  # noqa: F401
+    AdaptiveLogSoftmaxWithLoss, AdaptiveMaxPool3d, CrossMapLRN2d, FeatureAlphaDropout, FractionalMaxPool2d,
+    FractionalMaxPool3d, LinearCrossEntropyLoss, LinearCrossEntropyOptions, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
+    NLLLoss2d, SyncBatchNorm,
+)
