@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections import namedtuple
 
 import ember
+from ember.autograd.function import Function
 from ember.nn import functional as F
 from ember.nn.modules.batchnorm import _BatchNorm
 from ember.nn.modules.container import ModuleList, Sequential
@@ -136,22 +138,55 @@ class CrossMapLRN2d(Module):
     def forward(self, input):
         if input.dim() != 4:
             raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
-        channels = input.shape[1]
-        half = int((self.size - 1) / 2 + 1) - 1
-        sq = input * input
-        padded = F.pad(sq, (0, 0, 0, 0, half, half))
-        total = padded.narrow(1, 0, channels)
-        for off in range(1, 2 * half + 1):
-            total = total + padded.narrow(1, off, channels)
-        scale = total * (self.alpha / self.size) + self.k
-        return input * scale.pow(-self.beta)
+        return _CrossMapLRN2dFn.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
+class _CrossMapLRN2dFn(Function):
+    """PyTorch's legacy cross-map LRN, values and gradient as its hand-written autograd Function
+    computes them: the running window of the forward never drops channel 0 (a quirk kept for
+    compatibility), while the backward uses the symmetric size-wide window."""
+
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):
+        channels = input.shape[1]
+        pre_pad = int((size - 1) / 2 + 1)
+        cs = (input * input).cumsum(1)
+        upper = cs.index_select(1, ember.tensor([min(c + pre_pad - 1, channels - 1) for c in range(channels)]))
+        lower_idx = [c - pre_pad if c > pre_pad else 0 for c in range(channels)]
+        lower = cs.index_select(1, ember.tensor(lower_idx)) - cs.narrow(1, 0, 1)
+        keep = ember.tensor([1.0 if c > pre_pad else 0.0 for c in range(channels)], dtype=input.dtype)
+        scale = (upper - lower * keep.reshape(1, -1, 1, 1)) * (alpha / size) + k
+        output = scale.pow(-beta) * input
+        ctx.save_for_backward(input, output, scale)
+        ctx.size, ctx.alpha, ctx.beta = size, alpha, beta
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output, scale = ctx.saved_tensors
+        size, channels = ctx.size, input.shape[1]
+        inverse_pre_pad = int(size - (size - 1) / 2)
+        ratio = grad_output * output / scale
+        padded = F.pad(ratio, (0, 0, 0, 0, inverse_pre_pad, size - 1 - inverse_pre_pad))
+        accum = padded.narrow(1, 0, channels)
+        for off in range(1, size):
+            accum = accum + padded.narrow(1, off, channels)
+        grad = scale.pow(-ctx.beta) * grad_output - input * accum * (2 * ctx.alpha * ctx.beta / size)
+        return grad, None, None, None, None
+
+
 class NLLLoss2d(NLLLoss):
     """Deprecated alias of NLLLoss for (N, C, H, W) log-probabilities."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement "
+                      "and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.",
+                      FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 _ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])

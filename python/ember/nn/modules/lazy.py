@@ -206,6 +206,7 @@ def _lazy_norm(base, affine_default, track_default):
 LazyBatchNorm1d = _lazy_norm(BatchNorm1d, True, True)
 LazyBatchNorm2d = _lazy_norm(BatchNorm2d, True, True)
 LazyBatchNorm3d = _lazy_norm(BatchNorm3d, True, True)
-LazyInstanceNorm1d = _lazy_norm(InstanceNorm1d, False, False)
-LazyInstanceNorm2d = _lazy_norm(InstanceNorm2d, False, False)
-LazyInstanceNorm3d = _lazy_norm(InstanceNorm3d, False, False)
+# PyTorch's lazy instance norms default to affine and tracked statistics, unlike InstanceNorm*d.
+LazyInstanceNorm1d = _lazy_norm(InstanceNorm1d, True, True)
+LazyInstanceNorm2d = _lazy_norm(InstanceNorm2d, True, True)
+LazyInstanceNorm3d = _lazy_norm(InstanceNorm3d, True, True)
