@@ -95,15 +95,20 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
 # ---- fractional max pooling -----------------------------------------------------------------
 
 
-def _fractional_intervals(sample, in_size, out_size, pool):
-    """Window starts for one plane: PyTorch's sequence int((i + u) * a) - int(u * a), last one pinned."""
-    starts = []
-    if out_size > 1:
-        alpha = (in_size - pool) / (out_size - 1)
-        for i in range(out_size - 1):
-            starts.append(int((i + sample) * alpha) - int(sample * alpha))
-    starts.append(in_size - pool)
-    return starts
+def _fractional_starts(samples, in_size, out_size, pool):
+    """Window starts of every plane, (N, C, out_size): PyTorch's int((i + u) * a) - int(u * a) for
+    i < out_size - 1 with a = (in_size - pool) / (out_size - 1) in the samples' dtype, and the last
+    window pinned at in_size - pool."""
+    lead = list(samples.shape)
+    last = _ember.full([*lead, 1], in_size - pool, dtype=_ember.int64)
+    if out_size == 1:
+        return last
+    alpha = (_ember.tensor(float(in_size - pool), dtype=samples.dtype)
+             / _ember.tensor(float(out_size - 1), dtype=samples.dtype))
+    i = _ember.arange(out_size - 1, dtype=samples.dtype)
+    u = samples.unsqueeze(-1)
+    starts = ((i + u) * alpha).to(_ember.int64) - (u * alpha).to(_ember.int64)
+    return _ember.cat([starts, last], -1)
 
 
 def _fractional_max_nd(name, n, input, kernel_size, output_size, output_ratio, _random_samples):
@@ -131,9 +136,8 @@ def _fractional_max_nd(name, n, input, kernel_size, output_size, output_ratio, _
                            f"got {list(_random_samples.shape)}")
     # PyTorch pairs sample 0 with the width in 2-d and with the depth in 3-d.
     order = [1, 0] if n == 2 else [0, 1, 2]
-    samples = _random_samples.detach().double().tolist()
-    planes = N * C
-    if planes == 0 or any(o == 0 for o in out_sizes):
+    samples = _random_samples.detach().to(input.dtype)
+    if N * C == 0 or any(o == 0 for o in out_sizes):
         shape = [N, C, *out_sizes]
         out, idx = x.new_empty(shape), _ember.empty(shape, dtype=_ember.int64)
     else:
@@ -141,17 +145,13 @@ def _fractional_max_nd(name, n, input, kernel_size, output_size, output_ratio, _
         strides = [math.prod(in_sizes[j + 1:]) for j in range(n)]
         offsets = [0]
         for j in range(n):
-            offsets = [o * 1 + t * strides[j] for o in offsets for t in range(kernel[j])]
-        positions = []
-        for p in range(planes):
-            s = samples[p // C][p % C]
-            starts = [_fractional_intervals(s[order[j]], in_sizes[j], out_sizes[j], kernel[j]) for j in range(n)]
-            bases = [0]
-            for j in range(n):
-                bases = [b + st * strides[j] for b in bases for st in starts[j]]
-            positions.append([b + o for b in bases for o in offsets])
+            offsets = [o + t * strides[j] for o in offsets for t in range(kernel[j])]
+        base = _ember.zeros([N, C] + [1] * n, dtype=_ember.int64)
+        for j in range(n):
+            st = _fractional_starts(samples[:, :, order[j]], in_sizes[j], out_sizes[j], kernel[j]) * strides[j]
+            base = base + st.reshape([N, C] + [out_sizes[j] if d == j else 1 for d in range(n)])
+        index = (base.reshape(N, C, -1, 1) + _ember.tensor(offsets, dtype=_ember.int64)).reshape(N, C, -1)
         kprod = math.prod(kernel)
-        index = _ember.tensor(positions, dtype=_ember.int64).reshape(N, C, -1)
         window = x.reshape(N, C, -1).gather(2, index).reshape(N, C, -1, kprod)
         out, arg = window.max(-1)
         idx = index.reshape(N, C, -1, kprod).gather(3, arg.unsqueeze(-1)).squeeze(-1)
