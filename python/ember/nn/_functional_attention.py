@@ -9,6 +9,7 @@ key_padding_mask is True where it may NOT. A float mask is added to the scores i
 import math
 import warnings
 
+import ember.nn.attention as _sdpa_backends
 import ember as _ember
 from ember.nn._functional_activation import softmax
 from ember.nn._functional_dropout import dropout
@@ -39,6 +40,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError("scaled_dot_product_attention(): expected query, key and value to be at least 2-D, "
                            f"but got {query.dim()}-D, {key.dim()}-D and {value.dim()}-D")
+    _sdpa_backends._check_sdpa_backend(query, key, value)
     L, S = query.size(-2), key.size(-2)
     scale_factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
     if enable_gqa and query.dim() >= 3 and key.size(-3) != query.size(-3):

@@ -19,7 +19,7 @@ _nn = _C._nn
 from ember.nn import (  # noqa: E402
     _functional_activation, _functional_attention, _functional_conv, _functional_distance, _functional_dropout,
     _functional_linear, _functional_loss, _functional_normalization, _functional_pooling, _functional_sparse,
-    _functional_vision,
+    _functional_vision, _functional_pooling_extra,
 )
 from ember.nn._functional_activation import *  # noqa: E402,F401,F403
 from ember.nn._functional_attention import *  # noqa: E402,F401,F403
@@ -30,12 +30,13 @@ from ember.nn._functional_linear import *  # noqa: E402,F401,F403
 from ember.nn._functional_loss import *  # noqa: E402,F401,F403
 from ember.nn._functional_normalization import *  # noqa: E402,F401,F403
 from ember.nn._functional_pooling import *  # noqa: E402,F401,F403
+from ember.nn._functional_pooling_extra import *  # noqa: E402,F401,F403
 from ember.nn._functional_sparse import *  # noqa: E402,F401,F403
 from ember.nn._functional_vision import *  # noqa: E402,F401,F403
 
 _FAMILIES = (_functional_activation, _functional_attention, _functional_conv, _functional_distance,
              _functional_dropout, _functional_linear, _functional_loss, _functional_normalization,
-             _functional_pooling, _functional_sparse, _functional_vision)
+             _functional_pooling, _functional_sparse, _functional_vision, _functional_pooling_extra)
 
 __all__ = sorted({name for name in dir(_C._nn) if not name.startswith("_")}
                  | {name for family in _FAMILIES for name in family.__all__})

@@ -48,9 +48,9 @@ class Buffer(Tensor):
         return t
 
 
-def is_lazy(param):
-    """False: ember has no lazy (uninitialized) parameters."""
-    return False
+__all__ = ["Parameter", "Buffer", "is_lazy", "UninitializedParameter", "UninitializedBuffer",
+           "UninitializedTensorMixin"]
 
-
-__all__ = ["Parameter", "Buffer", "is_lazy"]
+from ember.nn._uninitialized import (  # noqa: E402
+    UninitializedBuffer, UninitializedParameter, UninitializedTensorMixin, is_lazy,
+)

@@ -13,3 +13,6 @@ from ember.optim.rprop import Rprop  # noqa: F401
 from ember.optim.sgd import SGD  # noqa: F401
 from ember.optim.sparse_adam import SparseAdam  # noqa: F401
 from ember.optim import lr_scheduler, swa_utils  # noqa: F401
+from ember.optim.adafactor import Adafactor  # noqa: F401,E402
+from ember.optim.muon import Muon  # noqa: F401,E402
+from ember.optim._stateless import swap_in_optimizer_params_and_state  # noqa: F401,E402

@@ -42,3 +42,13 @@ from ember.nn.modules.vision import (  # noqa: F401
     ChannelShuffle, CosineSimilarity, Fold, PairwiseDistance, PixelShuffle, PixelUnshuffle, RReLU, Softmax2d,
     Unfold, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d,
 )
+from ember.nn.modules.lazy import (  # noqa: F401
+    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,
+    LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d,
+    LazyLinear,
+)
+from ember.nn.modules.extra import (  # noqa: F401
+    AdaptiveLogSoftmaxWithLoss, AdaptiveMaxPool3d, CrossMapLRN2d, FeatureAlphaDropout, FractionalMaxPool2d,
+    FractionalMaxPool3d, LinearCrossEntropyLoss, LinearCrossEntropyOptions, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
+    NLLLoss2d, SyncBatchNorm,
+)
