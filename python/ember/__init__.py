@@ -61,6 +61,10 @@ return_types.install({"Tensor": Tensor, "ember": _sys.modules[__name__], "linalg
 from ember import _tensor_aliases  # noqa: E402
 
 _tensor_aliases.install()
+# Window functions and stft/istft over ember.fft.
+from ember import _signal  # noqa: E402
+
+_signal.install(Tensor)
 _install_operators(Tensor)  # the slots of the ops the aliases added (__pos__: positive)
 
 __version__ = "0.1.0"
