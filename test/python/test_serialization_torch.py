@@ -681,3 +681,25 @@ def test_torch_load_mmap_reads_ember_files(tmp_path):
     out = torch.load(path, mmap=True, weights_only=True)
     assert torch.equal(out["t"], torch.arange(1000.0).reshape(10, 100))
     assert torch.equal(out["col"], out["t"][:, 3])
+
+
+def test_weights_only_environment_switches(tmp_path, monkeypatch):
+    """torch's TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD / TORCH_FORCE_WEIGHTS_ONLY_LOAD, as a published
+    program that torch.save's a numpy array relies on (pytorch/examples time_sequence_prediction)."""
+    import numpy as np
+    import torch
+    path = tmp_path / "array.pt"
+    torch.save(np.arange(4.0), open(path, "wb"))
+    with pytest.raises(Exception, match="numpy"):
+        ember.load(path)
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    with pytest.warns(UserWarning, match="TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"):
+        np.testing.assert_array_equal(ember.load(path), np.arange(4.0))
+    with pytest.raises(Exception, match="numpy"):
+        ember.load(path, weights_only=True)  # an explicit argument wins over the default switch
+    monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1")
+    with pytest.raises(RuntimeError, match="Only one of"):
+        ember.load(path)
+    monkeypatch.delenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD")
+    with pytest.raises(Exception, match="numpy"):
+        ember.load(path, weights_only=False)  # forced on

@@ -43,10 +43,12 @@ Semantics:
 """
 from __future__ import annotations
 
+import os
 import pickle
 import pickletools
 import struct
 import sys
+import warnings
 
 import numpy as np
 
@@ -121,7 +123,28 @@ def _legacy_chunks(data: bytes, storages, protocol: int) -> list:
 # load
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
+def _weights_only_from_env(weights_only):
+    """torch's switches: TORCH_FORCE_WEIGHTS_ONLY_LOAD forces weights_only=True;
+    TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD makes False the default when the caller gave none."""
+    yes = ("1", "y", "yes", "true")
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in yes
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in yes
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
+                           "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set.")
+    if force:
+        return True
+    if weights_only is None:
+        if force_no:
+            warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected: since the "
+                          "`weights_only` argument was not explicitly passed to `load`, forcing "
+                          "weights_only=False.")
+            return False
+        return True
+    return bool(weights_only)
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Loads what ember.save or torch.save wrote to a path or binary file; see the module
     docstring for weights_only, map_location and mmap."""
@@ -130,7 +153,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if pickle_module is not None and pickle_module is not pickle:
         raise ValueError("load(): expected pickle_module to be None or pickle, but got "
                          f"{pickle_module!r}")
-    weights_only = True if weights_only is None else bool(weights_only)
+    weights_only = _weights_only_from_env(weights_only)
     restore = restorer(map_location)   # validates map_location before reading
     buf = _files.read_buffer(f, bool(mmap))
     head = bytes(buf[:16])
