@@ -8,6 +8,8 @@
 
 #include "aten/native/TensorIterator.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/maximum.h"
+#include "ember/generated/ops/minimum.h"
 
 namespace ember::native {
 
@@ -240,5 +242,9 @@ TensorMeta bitwise_not_meta(const Tensor& self) {
 TensorMeta logical_not_meta(const Tensor& self) {
   return elementwise_meta({&self}, ScalarType::Bool, "logical_not");
 }
+
+// torch.max(a, b) and torch.min(a, b): the binary overloads of the reductions.
+Tensor max(const Tensor& self, const Tensor& other) { return ember::maximum(self, other); }
+Tensor min(const Tensor& self, const Tensor& other) { return ember::minimum(self, other); }
 
 }  // namespace ember::native

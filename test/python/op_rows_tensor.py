@@ -533,7 +533,7 @@ ROWS_TENSOR: list[Row] = [
           (("fmod.Tensor_out", "fmod.Tensor", "fmod_.Tensor"), "other"),
           (("pow.Tensor_Tensor_out", "pow.Tensor_Tensor", "pow_.Tensor"), "exponent"),
           (("maximum.out", "maximum", "minimum.out", "minimum", "fmax.out", "fmax", "fmin.out",
-            "fmin"), "other"),
+            "fmin", "max.other", "min.other"), "other"),
           (("atan2.out", "atan2", "atan2_", "arctan2.out", "arctan2", "arctan2_", "hypot.out",
             "hypot", "hypot_", "copysign.out", "copysign.Tensor", "copysign_.Tensor", "logaddexp.out",
             "logaddexp"), "other"),
