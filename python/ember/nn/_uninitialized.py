@@ -2,7 +2,7 @@
 Parameter / plain Tensor of a given shape by materialize()."""
 import ember
 from ember._tensor import Tensor
-from ember.nn.parameter import Parameter
+from ember.nn._parameter_base import Parameter
 
 __all__ = ["UninitializedTensorMixin", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 

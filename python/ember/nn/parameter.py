@@ -1,56 +1,9 @@
-"""ember.nn.Parameter: a Tensor that a Module registers as one of its parameters, and Buffer."""
-import ember
-from ember._tensor import Tensor, _tensor_from_payload, _tensor_payload
-
-
-class Parameter(Tensor):
-    """A leaf Tensor that, assigned as a Module attribute, joins the module's parameters()."""
-
-    def __new__(cls, data=None, requires_grad=True):
-        if data is None:
-            data = ember.empty(0)
-        return Tensor._make_subclass(cls, data, requires_grad)
-
-    def __init__(self, data=None, requires_grad=True):
-        pass
-
-    def __deepcopy__(self, memo):
-        if id(self) in memo:
-            return memo[id(self)]
-        with ember.no_grad():
-            result = type(self)(self.clone(), self.requires_grad)
-        if self.grad is not None:
-            result.grad = self.grad.__deepcopy__(memo)
-        memo[id(self)] = result
-        return result
-
-    def __repr__(self):
-        return "Parameter containing:\n" + Tensor.__repr__(self)
-
-    __str__ = __repr__
-
-    def __reduce_ex__(self, proto):
-        return (_rebuild_parameter, (_tensor_payload(self), self.requires_grad))
-
-
-def _rebuild_parameter(payload, requires_grad):
-    return Parameter(_tensor_from_payload(payload), requires_grad)
-
-
-class Buffer(Tensor):
-    """Marks a tensor, assigned as a Module attribute, as a buffer (persistent unless told)."""
-
-    def __new__(cls, data=None, *, persistent=True):
-        if data is None:
-            data = ember.empty(0)
-        t = data.detach()
-        t._buffer_persistent = persistent
-        return t
-
+"""ember.nn.Parameter: a Tensor that a Module registers as one of its parameters, and Buffer;
+the lazy modules' placeholders UninitializedParameter/UninitializedBuffer."""
+from ember.nn._parameter_base import Buffer, Parameter, _rebuild_parameter  # noqa: F401
+from ember.nn._uninitialized import (  # noqa: F401
+    UninitializedBuffer, UninitializedParameter, UninitializedTensorMixin, is_lazy,
+)
 
 __all__ = ["Parameter", "Buffer", "is_lazy", "UninitializedParameter", "UninitializedBuffer",
            "UninitializedTensorMixin"]
-
-from ember.nn._uninitialized import (  # noqa: E402
-    UninitializedBuffer, UninitializedParameter, UninitializedTensorMixin, is_lazy,
-)
