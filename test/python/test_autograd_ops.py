@@ -289,7 +289,7 @@ DOMAINS = {
 # input, which random values are not; test_linalg_lapack.py gradchecks them on symmetrized inputs.
 NO_GRADCHECK = {"expand", "put", "_ctc_loss", "linalg_cholesky", "linalg_eigh"}
 # Rows whose differentiable input is complex: Ember's autograd is for real dtypes so far.
-COMPLEX_INPUT = {"view_as_real"}
+COMPLEX_INPUT = {"view_as_real", "_fft_c2c", "_fft_c2r"}  # complex gradients: test_complex_autograd.py, test_fft.py
 GRADCHECK_LAYOUTS = ("contiguous", "transposed", "sliced", "0-d")
 
 
