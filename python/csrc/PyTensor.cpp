@@ -372,6 +372,86 @@ PyObject* m_make_subclass(PyObject*, PyObject* args) {
   EMBER_PY_END(nullptr)
 }
 
+
+// ---- geometry and storage hooks (ember/_tensor_breadth.py builds torch's in-place view ops,
+// resize_, set_ and storage() on these) ---------------------------------------------------
+
+std::vector<int64_t> int_sequence(PyObject* obj, const char* op, const char* what) {
+  EMBER_CHECK_TYPE(PyTuple_Check(obj) || PyList_Check(obj), op, "(): expected '", what,
+                   "' to be a tuple or list of ints, but got ", Py_TYPE(obj)->tp_name);
+  PyObject* seq = checked(PySequence_Fast(obj, what));
+  std::vector<int64_t> out;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(seq, i);
+    if (!PyLong_Check(item) || PyBool_Check(item)) {
+      Py_DECREF(seq);
+      EMBER_CHECK_TYPE(false, op, "(): expected '", what, "' to hold ints, but got ",
+                       Py_TYPE(item)->tp_name);
+    }
+    out.push_back(PyLong_AsLongLong(item));
+  }
+  Py_DECREF(seq);
+  if (PyErr_Occurred()) throw PythonError();
+  return out;
+}
+
+// _restride_(size, stride, storage_offset): gives this tensor (not a new view) that geometry
+// over its own storage, after checking every element it reaches lies inside the storage.
+PyObject* m_restride_(PyObject* self, PyObject* args) {
+  EMBER_PY_BEGIN
+  PyObject *size_obj = nullptr, *stride_obj = nullptr;
+  long long offset = 0;
+  if (!PyArg_ParseTuple(args, "OOL", &size_obj, &stride_obj, &offset)) return nullptr;
+  const Tensor& t = self_t(self);
+  const std::vector<int64_t> size = int_sequence(size_obj, "as_strided_", "size");
+  const std::vector<int64_t> stride = int_sequence(stride_obj, "as_strided_", "stride");
+  EMBER_CHECK_VALUE(size.size() == stride.size(), "as_strided_(): expected 'size' and 'stride' of "
+                    "the same length, but got ", size.size(), " and ", stride.size());
+  EMBER_CHECK_VALUE(offset >= 0, "as_strided_(): expected a non-negative storage offset, but got ",
+                    offset);
+  int64_t last = offset;
+  bool empty = false;
+  for (size_t i = 0; i < size.size(); ++i) {
+    EMBER_CHECK_VALUE(size[i] >= 0, "as_strided_(): expected non-negative sizes, but got ",
+                      IntArrayRef(size));
+    EMBER_CHECK_VALUE(stride[i] >= 0, "as_strided_(): expected non-negative strides, but got ",
+                      IntArrayRef(stride));
+    if (size[i] == 0) empty = true;
+    else last += (size[i] - 1) * stride[i];
+  }
+  const Storage& storage = t.impl()->storage();
+  const int64_t capacity = storage ? static_cast<int64_t>(storage->nbytes() / t.element_size()) : 0;
+  EMBER_CHECK_VALUE(empty || last < capacity, "as_strided_(): the geometry (size ", IntArrayRef(size),
+                    ", stride ", IntArrayRef(stride), ", offset ", offset, ") reaches element ", last,
+                    ", beyond the storage's ", capacity, " elements");
+  t.impl()->set_sizes_and_strides(size, stride, offset);
+  return Py_NewRef(self);
+  EMBER_PY_END(nullptr)
+}
+
+// _resize_(size): resize_ (contiguous with these sizes, growing the storage when needed).
+PyObject* m_resize_(PyObject* self, PyObject* args) {
+  EMBER_PY_BEGIN
+  PyObject* size_obj = nullptr;
+  if (!PyArg_ParseTuple(args, "O", &size_obj)) return nullptr;
+  self_t(self).impl()->resize(int_sequence(size_obj, "resize_", "size"));
+  return Py_NewRef(self);
+  EMBER_PY_END(nullptr)
+}
+
+// _storage_info(): (address of the storage's first byte, its bytes, an id shared by every
+// tensor over the same storage, whether it can grow).
+PyObject* m_storage_info(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  const Storage& storage = self_t(self).impl()->storage();
+  if (!storage) return Py_BuildValue("(KnKO)", 0ULL, Py_ssize_t{0}, 0ULL, Py_False);
+  return Py_BuildValue("(KnKO)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(storage->data())),
+                       static_cast<Py_ssize_t>(storage->nbytes()),
+                       static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(storage.impl())),
+                       storage->resizable() ? Py_True : Py_False);
+  EMBER_PY_END(nullptr)
+}
+
 std::vector<PyMethodDef> hand_methods = {
     {"_make_subclass", m_make_subclass, METH_VARARGS | METH_STATIC,
      "_make_subclass(cls, data, requires_grad=False): a cls object over a detached alias of data."},
@@ -379,6 +459,11 @@ std::vector<PyMethodDef> hand_methods = {
      METH_VARARGS | METH_KEYWORDS, "size(dim=None): the sizes, or the size of one dimension."},
     {"stride", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_stride)),
      METH_VARARGS | METH_KEYWORDS, "stride(dim=None): the strides in elements."},
+    {"_restride_", m_restride_, METH_VARARGS,
+     "_restride_(size, stride, offset): this tensor takes that geometry over its own storage."},
+    {"_resize_", m_resize_, METH_VARARGS, "_resize_(size): resize_ without the Python checks."},
+    {"_storage_info", m_storage_info, METH_NOARGS,
+     "(storage address, bytes, storage id, resizable) of the tensor's storage."},
     {"dim", m_dim, METH_NOARGS, "The number of dimensions."},
     {"ndimension", m_dim, METH_NOARGS, "The number of dimensions."},
     {"numel", m_numel, METH_NOARGS, "The number of elements."},
