@@ -7,6 +7,7 @@
 #include "aten/autograd/Variable.h"
 #include "aten/native/MemoryFormats.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/alias.h"
 #include "ember/generated/ops/empty.h"
 #include "python/csrc/Autograd.h"
 #include "python/csrc/Convert.h"
@@ -167,6 +168,23 @@ PyObject* get_retains_grad(PyObject* self, void*) {
   return PyBool_FromLong(autograd::retains_grad(self_t(self)));
 }
 PyObject* get_is_inference(PyObject* self, void*) { Py_RETURN_FALSE; }
+// Tensor.as_subclass(cls): an object of the Tensor subclass cls over ember::alias(self), a
+// view that stays in the autograd graph (unlike _make_subclass, which detaches).
+PyObject* m_as_subclass(PyObject* self, PyObject* cls) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK_TYPE(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls),
+                                                         &TensorBaseType),
+                   "as_subclass(): expected 'cls' to be a subclass of ember.Tensor, but got ",
+                   PyType_Check(cls) ? reinterpret_cast<PyTypeObject*>(cls)->tp_name : Py_TYPE(cls)->tp_name);
+  auto* type = reinterpret_cast<PyTypeObject*>(cls);
+  Tensor t = alias(self_t(self));
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) return nullptr;
+  new (&as_pt(obj)->tensor) Tensor(std::move(t));
+  as_pt(obj)->tensor.impl()->set_pyobj(obj);
+  return obj;
+  EMBER_PY_END(nullptr)
+}
 PyObject* get_data(PyObject* self, void*) {
   EMBER_PY_BEGIN
   return wrap(autograd::detach(self_t(self)));
@@ -459,6 +477,8 @@ std::vector<PyMethodDef> hand_methods = {
      METH_VARARGS | METH_KEYWORDS, "size(dim=None): the sizes, or the size of one dimension."},
     {"stride", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_stride)),
      METH_VARARGS | METH_KEYWORDS, "stride(dim=None): the strides in elements."},
+    {"as_subclass", m_as_subclass, METH_O,
+     "as_subclass(cls): a cls object over an alias of this tensor, kept in the autograd graph."},
     {"_restride_", m_restride_, METH_VARARGS,
      "_restride_(size, stride, offset): this tensor takes that geometry over its own storage."},
     {"_resize_", m_resize_, METH_VARARGS, "_resize_(size): resize_ without the Python checks."},
