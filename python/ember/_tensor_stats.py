@@ -90,7 +90,8 @@ def corrcoef(input):
     c = c / std.unsqueeze(1)
     c = c / std.unsqueeze(0)
     if c.dtype.is_complex:
-        return ember.complex(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
+        parts = ember.stack([c.real.clamp(-1, 1), c.imag.clamp(-1, 1)], -1)
+        return ember.view_as_complex(parts.contiguous())
     return c.clamp(-1, 1)
 
 
@@ -125,9 +126,9 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     if dim is None:
         x, d = input.reshape(-1), 0
     else:
-        if input.dim() == 0 and dim not in (0, -1):
-            raise IndexError(f"{name}(): dimension {dim} out of range for a 0-d tensor")
         x = input.reshape(1) if input.dim() == 0 else input
+        if not -x.dim() <= dim < x.dim():
+            raise IndexError(f"{name}(): dimension {dim} out of range for a {input.dim()}-d tensor")
         d = dim % x.dim()
     ordered = x.sort(dim=d).values.movedim(d, -1)  # nan sorts last
     n = ordered.size(-1)
