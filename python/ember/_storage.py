@@ -197,6 +197,12 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         storage_offset = 0
     size = tuple(size)
     stride = _contiguous_strides(size) if stride is None else tuple(stride)
+    if len(stride) == len(size) and all(n > 0 for n in size) and storage_offset >= 0:
+        # As torch's, a resizable storage grows to hold the geometry (shared with its tensors).
+        needed = storage_offset + 1 + sum((n - 1) * st for n, st in zip(size, stride) if st > 0)
+        address, nbytes, _, resizable = self._storage_info()
+        if resizable and needed * self.element_size() > nbytes:
+            self._resize_((needed,))
     return self._restride_(size, stride, storage_offset)
 
 
