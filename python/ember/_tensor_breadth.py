@@ -577,3 +577,5 @@ def install():
         if not hasattr(ember, name):
             setattr(ember, name, getattr(Tensor, name))
     ember.is_inference = Tensor.is_inference
+    # frexp returns ember.return_types.frexp: mark it wrapped as return_types' other ops are.
+    ember.return_types.install({"Tensor": Tensor, "ember": ember})
