@@ -447,6 +447,23 @@ PyObject* m_restride_(PyObject* self, PyObject* args) {
   EMBER_PY_END(nullptr)
 }
 
+// _swap_tensor_(other): self and other exchange the tensors they wrap (each impl then points
+// back at its new Python object). The in-place view ops use it on tensors in the autograd
+// graph: self becomes the view, keeping its Python identity, and the graph stays right.
+PyObject* m_swap_tensor_(PyObject* self, PyObject* other) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK_TYPE(is_tensor(other), "_swap_tensor_(): expected a Tensor, but got ",
+                   Py_TYPE(other)->tp_name);
+  if (other != self) {
+    std::swap(as_pt(self)->tensor, as_pt(other)->tensor);
+    for (PyObject* o : {self, other}) {
+      if (as_pt(o)->tensor.impl()->defined()) as_pt(o)->tensor.impl()->set_pyobj(o);
+    }
+  }
+  return Py_NewRef(self);
+  EMBER_PY_END(nullptr)
+}
+
 // _resize_(size): resize_ (contiguous with these sizes, growing the storage when needed).
 PyObject* m_resize_(PyObject* self, PyObject* args) {
   EMBER_PY_BEGIN
@@ -481,6 +498,8 @@ std::vector<PyMethodDef> hand_methods = {
      "as_subclass(cls): a cls object over an alias of this tensor, kept in the autograd graph."},
     {"_restride_", m_restride_, METH_VARARGS,
      "_restride_(size, stride, offset): this tensor takes that geometry over its own storage."},
+    {"_swap_tensor_", m_swap_tensor_, METH_O,
+     "_swap_tensor_(other): self and other exchange the tensors they wrap."},
     {"_resize_", m_resize_, METH_VARARGS, "_resize_(size): resize_ without the Python checks."},
     {"_storage_info", m_storage_info, METH_NOARGS,
      "(storage address, bytes, storage id, resizable) of the tensor's storage."},

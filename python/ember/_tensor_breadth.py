@@ -19,24 +19,22 @@ from ember import _tensor_aliases
 Tensor = ember.Tensor
 
 
-def _refuse_grad(self, name):
-    # An in-place view op rewrites this tensor's own geometry; the autograd history recorded
-    # for the old geometry would then be wrong, so only tensors outside the graph qualify.
+def _take_geometry(self, name, make_view):
+    """self becomes make_view(self): outside the autograd graph it takes the view's geometry
+    over its own storage (the same TensorImpl, as torch); in the graph (a non-leaf) it swaps
+    in the view itself, so the recorded history matches the new geometry."""
     if self.requires_grad and ember.is_grad_enabled():
-        raise RuntimeError(f"{name}(): expected a tensor that does not require grad (ember cannot "
-                           f"rewrite the geometry of a tensor in the autograd graph); call it on "
-                           f"x.detach() or use the out-of-place form")
-
-
-def _take_geometry(self, view):
-    self._restride_(tuple(view.shape), tuple(view.stride()), view.storage_offset())
-    return self
+        if self.is_leaf:
+            raise RuntimeError(f"{name}(): a leaf Variable that requires grad is being used in an "
+                               f"in-place operation.")
+        return self._swap_tensor_(make_view(self))
+    view = make_view(self)
+    return self._restride_(tuple(view.shape), tuple(view.stride()), view.storage_offset())
 
 
 def _inplace_view(name, make_view):
     def f(self, *args, **kwargs):
-        _refuse_grad(self, name)
-        return _take_geometry(self, make_view(self, *args, **kwargs))
+        return _take_geometry(self, name, lambda t: make_view(t, *args, **kwargs))
     f.__name__ = name
     f.__doc__ = f"In-place {name[:-1]}: this tensor takes the geometry of self.{name[:-1]}(...)."
     return f
@@ -54,8 +52,10 @@ def _t_view(self):
 
 def as_strided_(self, size, stride, storage_offset=None):
     """This tensor takes the geometry (size, stride, storage_offset) over its own storage."""
-    _refuse_grad(self, "as_strided_")
     offset = self.storage_offset() if storage_offset is None else storage_offset
+    if self.requires_grad and ember.is_grad_enabled():
+        return _take_geometry(self, "as_strided_",
+                              lambda t: t.as_strided(tuple(size), tuple(stride), offset))
     return self._restride_(tuple(size), tuple(stride), offset)
 
 

@@ -99,10 +99,27 @@ def test_inplace_view_errors():
     raises_like(lambda: e.transpose_(0, 5), lambda: t.transpose_(0, 5), IndexError)
     e, t = both(X[0], grad=True)
     raises_like(lambda: e.t_(), lambda: t.t_(), RuntimeError)  # a leaf that requires grad
+    raises_like(lambda: e.as_strided_((2,), (1,)), lambda: t.as_strided_((2,), (1,)), RuntimeError)
     assert tuple(e.shape) == (3, 4)
     with ember.no_grad():
         e.t_()
     assert tuple(e.shape) == (4, 3)
+
+
+@pytest.mark.parametrize("name,args", [("t_", ()), ("transpose_", (0, 1)), ("squeeze_", ()),
+                                       ("unsqueeze_", (0,)), ("swapdims_", (1, 0)),
+                                       ("as_strided_", ((2, 2), (1, 3), 1))])
+def test_inplace_views_in_the_graph(name, args):
+    base = np.arange(12.0).reshape(3, 1, 4)[:, 0] if name != "squeeze_" else np.arange(12.0).reshape(3, 1, 4)
+    e, t = both(base, grad=True)
+    ey, ty = e * 2, t * 2  # non-leaf: torch records the view, so does ember
+    assert getattr(ey, name)(*args) is ey
+    getattr(ty, name)(*args)
+    same(ey, ty)
+    w = np.cos(np.arange(ty.numel())).reshape(tuple(ty.shape))
+    (ey * ember.from_numpy(w)).sum().backward()
+    (ty * torch.from_numpy(w)).sum().backward()
+    same(e.grad, t.grad)
 
 
 def test_as_strided_():
