@@ -100,12 +100,28 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     return _embed("diagonal_scatter", input, src, _positions(input).diagonal(offset, dim1, dim2))
 
 
+def _dense_strides_like(input):
+    """The strides torch's clone gives input: dense, in the order of input's strides (outer
+    dimensions first among equals)."""
+    order = sorted(range(input.dim()), key=lambda i: (-input.stride(i), i))
+    strides, step = [0] * input.dim(), 1
+    for i in reversed(order):
+        strides[i] = step
+        step *= builtins.max(input.size(i), 1)
+    return tuple(strides)
+
+
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
-    """input with src embedded at input.as_strided(size, stride, storage_offset), the geometry
-    read over input's elements in row-major order."""
+    """input with src embedded at the as_strided(size, stride, storage_offset) view of a
+    clone of input (the geometry read over the clone's storage, which keeps input's stride
+    order, as torch's)."""
     offset = 0 if storage_offset is None else storage_offset
+    # A tensor laid out as input's clone, holding each element's row-major index: its
+    # as_strided view names the elements the geometry reaches.
+    logical = ember.empty_strided(tuple(input.shape), _dense_strides_like(input), dtype=ember.int64)
+    logical.copy_(_positions(input))
     return _embed("as_strided_scatter", input, src,
-                  _positions(input).as_strided(tuple(size), tuple(stride), offset))
+                  logical.as_strided(tuple(size), tuple(stride), offset))
 
 
 # ---- random fills over ember's generator ------------------------------------------------------

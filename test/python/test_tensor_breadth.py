@@ -168,11 +168,17 @@ def test_scatters(name, view, args, kwargs):
 
 
 def test_scatters_noncontiguous_empty_0d():
-    e, t = both(X[:, :, ::2].swapaxes(0, 2))
+    e, t = both(X)
+    e, t = e[:, :, ::2].transpose(0, 2), t[:, :, ::2].transpose(0, 2)
     es, ts = both(np.ones((2, 2)))
     same(ember.select_scatter(e, es, 1, 0), torch.select_scatter(t, ts, 1, 0))
     ed, td = both(np.ones((2, 2)) * 3)
     same(ember.diagonal_scatter(e, ed, 0, 1, 2), torch.diagonal_scatter(t, td, 0, 1, 2))
+    e, t = both(X)
+    e, t = e.transpose(0, 2), t.transpose(0, 2)  # as_strided reads the clone's storage, in input's stride order
+    for size, stride, offset in (((2, 2), (1, 4), 1), ((3,), (5,), 2), ((2, 3), (12, 1), 0)):
+        es, ts = both(np.arange(np.prod(size), dtype=float).reshape(size))
+        same(ember.as_strided_scatter(e, es, size, stride, offset), torch.as_strided_scatter(t, ts, size, stride, offset))
     e, t = both(np.zeros((0, 3)))
     same(ember.slice_scatter(e, e[:, :1].clone(), 1, 0, 1), torch.slice_scatter(t, t[:, :1].clone(), 1, 0, 1))
     e, t = both(2.0)
