@@ -62,9 +62,10 @@ from ember import _tensor_aliases  # noqa: E402
 
 _tensor_aliases.install()
 # torch's remaining Tensor methods: in-place views, *_scatter, random fills, statistics, storages.
-from ember import _storage, _tensor_breadth, _tensor_stats  # noqa: E402
+from ember import _storage, _tensor_breadth, _tensor_legacy, _tensor_stats  # noqa: E402
 
 _tensor_breadth.install()
+_tensor_legacy.install()
 _tensor_stats.install()
 _storage.install()
 # Window functions and stft/istft over ember.fft.
