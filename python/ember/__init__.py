@@ -61,6 +61,13 @@ return_types.install({"Tensor": Tensor, "ember": _sys.modules[__name__], "linalg
 from ember import _tensor_aliases  # noqa: E402
 
 _tensor_aliases.install()
+# torch's remaining Tensor methods: in-place views, *_scatter, random fills, statistics, storages.
+from ember import _storage, _tensor_breadth, _tensor_legacy, _tensor_stats  # noqa: E402
+
+_tensor_breadth.install()
+_tensor_legacy.install()
+_tensor_stats.install()
+_storage.install()
 # Window functions and stft/istft over ember.fft.
 from ember import _signal  # noqa: E402
 

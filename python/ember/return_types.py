@@ -26,7 +26,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
     "linalg_lu_factor": ("LU", "pivots"), "linalg_lu": ("P", "L", "U"),
     "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
-    "frexp": ("mantissa", "exponent"),
+    "frexp": ("mantissa", "exponent"), "histogram": ("hist", "bin_edges"),
 }
 
 # Which ember callables return which type: (namespace, name) -> type name. "Tensor" is the
