@@ -11,6 +11,7 @@
 #include "ember/generated/ops/arange.h"
 #include "ember/generated/ops/as_strided.h"
 #include "ember/generated/ops/cat.h"
+#include "ember/generated/ops/clamp_min.h"
 #include "ember/generated/ops/diagonal.h"
 #include "ember/generated/ops/narrow.h"
 #include "ember/generated/ops/ones.h"
@@ -205,6 +206,30 @@ Tensor aminmax_backward(const Tensor& gmin, const Tensor& gmax, const Tensor& se
     out = out.defined() ? out + g : g;
   }
   return out;
+}
+
+namespace {
+Tensor bce_scale(Tensor g, const Tensor& self, const std::optional<Tensor>& weight,
+                 int64_t reduction) {
+  if (weight && weight->defined()) g = g * weight->to(self.scalar_type());
+  if (reduction == Reduction::Mean && self.numel() > 0) g = g / static_cast<double>(self.numel());
+  return g;
+}
+}  // namespace
+
+Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                     const std::optional<Tensor>& weight, int64_t reduction) {
+  // The floor is the float 1e-12 (9.99999996e-13), as in PyTorch's kernel, for every dtype.
+  const Tensor denom = ember::clamp_min((1 - self) * self, static_cast<double>(1e-12f));
+  return bce_scale(grad * (self - target) / denom, self, weight, reduction);
+}
+
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self,
+                                            const Tensor& target,
+                                            const std::optional<Tensor>& weight,
+                                            int64_t reduction) {
+  static_cast<void>(target);
+  return bce_scale(grad * ((1 - self).log() - self.log()), self, weight, reduction);
 }
 
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,

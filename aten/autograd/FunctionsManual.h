@@ -77,6 +77,17 @@ EMBER_API Tensor aminmax_backward(const Tensor& gmin, const Tensor& gmax, const 
                                   const Tensor& min, const Tensor& max, std::optional<int64_t> dim,
                                   bool keepdim);
 /// max.dim/min.dim: the gradient to the element each index picked.
+/// binary_cross_entropy's gradients, as PyTorch's: for self, grad (p - y) / max(p (1 - p),
+/// 1e-12), finite where p is 0 or 1 (the composite's clamped logs would give 0/0 there);
+/// for target, grad (log(1 - p) - log p); both times weight, and over numel for Mean.
+EMBER_API Tensor binary_cross_entropy_backward(const Tensor& grad, const Tensor& self,
+                                               const Tensor& target,
+                                               const std::optional<Tensor>& weight,
+                                               int64_t reduction);
+EMBER_API Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self,
+                                                      const Tensor& target,
+                                                      const std::optional<Tensor>& weight,
+                                                      int64_t reduction);
 EMBER_API Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim,
                                                     const Tensor& indices, IntArrayRef sizes,
                                                     bool keepdim);

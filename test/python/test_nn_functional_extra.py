@@ -459,3 +459,39 @@ def test_exports():
     for name in ("bilinear", "normalize", "logsigmoid", "softsign", "tanhshrink", "hardshrink", "softshrink",
                  "threshold", "threshold_", "glu", "prelu"):
         assert callable(getattr(F, name))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_cross_entropy_gradients_at_the_edges(reduction, weighted):
+    """Probabilities of exactly 0 and 1 (a saturated sigmoid) give torch's finite gradients
+    (its 1e-12 floor), not the composite's 0/0 (found by pytorch/examples siamese_network)."""
+    p = np.array([0.0, 1.0, 0.3, 1.0, 0.0, 0.999999], dtype=np.float64)
+    y = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 0.0])
+    w = np.linspace(0.5, 2, 6)
+    ep, tp = (ember.from_numpy(p.copy()).requires_grad_(), torch.from_numpy(p.copy()).requires_grad_())
+    ey, ty = (ember.from_numpy(y.copy()).requires_grad_(), torch.from_numpy(y.copy()).requires_grad_())
+    ew = ember.from_numpy(w) if weighted else None
+    tw = torch.from_numpy(w) if weighted else None
+    el = F.binary_cross_entropy(ep, ey, ew, reduction=reduction)
+    tl = torch.nn.functional.binary_cross_entropy(tp, ty, tw, reduction=reduction)
+    np.testing.assert_allclose(el.detach().numpy(), tl.detach().numpy(), rtol=1e-12)
+    g = np.linspace(1, 2, 6) if reduction == "none" else np.array(1.5)
+    el.backward(ember.from_numpy(g.copy()))
+    tl.backward(torch.from_numpy(g.copy()))
+    np.testing.assert_allclose(ep.grad.numpy(), tp.grad.numpy(), rtol=1e-10)
+    assert np.isfinite(ep.grad.numpy()).all()
+    # the target's gradient is infinite where p is 0 or 1, in torch as here
+    np.testing.assert_allclose(ey.grad.numpy(), ty.grad.numpy(), rtol=1e-10)
+
+
+def test_binary_cross_entropy_second_order():
+    p = np.array([0.2, 0.7, 0.5])
+    y = np.array([0.0, 1.0, 0.3])
+    ep, tp = ember.from_numpy(p.copy()).requires_grad_(), torch.from_numpy(p.copy()).requires_grad_()
+    (eg,) = ember.autograd.grad(F.binary_cross_entropy(ep, ember.from_numpy(y)), ep, create_graph=True)
+    (tg,) = torch.autograd.grad(torch.nn.functional.binary_cross_entropy(tp, torch.from_numpy(y)), tp,
+                                create_graph=True)
+    (egg,) = ember.autograd.grad(eg.sum(), ep)
+    (tgg,) = torch.autograd.grad(tg.sum(), tp)
+    np.testing.assert_allclose(egg.numpy(), tgg.numpy(), rtol=1e-10)
