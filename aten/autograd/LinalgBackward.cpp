@@ -17,6 +17,7 @@
 #include "ember/generated/ops/linalg_solve.h"
 #include "ember/generated/ops/linalg_solve_triangular.h"
 #include "ember/generated/ops/linalg_svd.h"
+#include "ember/generated/ops/lu_unpack.h"
 #include "ember/generated/ops/matmul.h"
 #include "ember/generated/ops/prod.h"
 #include "ember/generated/ops/sum.h"
@@ -58,7 +59,42 @@ Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, con
   return ember::linalg_solve_triangular(mT(R), b, /*upper=*/false, /*left=*/false, false);
 }
 
+// The square LU backward without P: A = L U (L unit lower), M = L^{-1} dA U^{-1} splits into
+// L^{-1} dL (strictly lower) and dU U^{-1} (upper), so gA = L^{-T} (tril_{-1}(L^T gL) + triu(gU U^T)) U^{-T}.
+Tensor lu_backward_square(const Tensor& gL, const Tensor& gU, const Tensor& L, const Tensor& U) {
+  Tensor phi;
+  if (gL.defined()) phi = ember::tril(ember::matmul(mT(L), gL), -1);
+  if (gU.defined()) phi = add_defined(phi, ember::triu(ember::matmul(gU, mT(U))));
+  const Tensor X = ember::linalg_solve_triangular(mT(L), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+  return ember::linalg_solve_triangular(mT(U), X, /*upper=*/false, /*left=*/false, false);
+}
+
 }  // namespace
+
+Tensor linalg_lu_factor_ex_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots) {
+  if (!grad.defined()) return Tensor();
+  auto [P, L, U] = ember::lu_unpack(LU, pivots, true, true);
+  const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
+  const Tensor gL = ember::tril(grad, -1).narrow(-1, 0, k);
+  const Tensor gU = ember::triu(grad).narrow(-2, 0, k);
+  Tensor gA;
+  if (m == n) {
+    gA = lu_backward_square(gL, gU, L, U);
+  } else if (m > n) {
+    // P^T A = [L1; L2] U: L2 = A2 U^{-1}, so gA2 = gL2 U^{-T} and U also gets -L2^T gA2.
+    const Tensor L1 = L.narrow(-2, 0, n), L2 = L.narrow(-2, n, m - n);
+    const Tensor gA2 = ember::linalg_solve_triangular(mT(U), gL.narrow(-2, n, m - n), false, false, false);
+    const Tensor gA1 = lu_backward_square(gL.narrow(-2, 0, n), gU - ember::matmul(mT(L2), gA2), L1, U);
+    gA = ember::cat({gA1, gA2}, -2);
+  } else {
+    // P^T A = L [U1 U2]: U2 = L^{-1} A2, so gA2 = L^{-T} gU2 and L also gets -gA2 U2^T.
+    const Tensor U1 = U.narrow(-1, 0, m), U2 = U.narrow(-1, m, n - m);
+    const Tensor gA2 = ember::linalg_solve_triangular(mT(L), gU.narrow(-1, m, n - m), true, true, true);
+    const Tensor gA1 = lu_backward_square(gL - ember::matmul(gA2, mT(U2)), gU.narrow(-1, 0, m), L, U1);
+    gA = ember::cat({gA1, gA2}, -1);
+  }
+  return ember::matmul(P, gA);
+}
 
 std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& B,
                                                  const Tensor& X, bool left,
