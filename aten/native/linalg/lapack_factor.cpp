@@ -60,10 +60,18 @@ std::vector<int64_t> with_last(std::vector<int64_t> batch, int64_t n) {
 
 TensorOptions int32_options(const Tensor& t) { return t.options().dtype(ScalarType::Int); }
 
+// PyTorch's getrf and geqrf kernels: NotImplementedError for dtypes LAPACK has no routine for.
+void check_kernel_dtype(const char* op, const char* arg, const Tensor& t) {
+  const ScalarType dt = t.scalar_type();
+  EMBER_CHECK_NOT_IMPLEMENTED(dt == ScalarType::Float || dt == ScalarType::Double, op, "(): not "
+                              "implemented for '", arg, "' of dtype ", dt, " (float32 and float64 are)");
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex_cpu(const Tensor& A, bool pivot, bool check_errors) {
   const char* op = "linalg_lu_factor_ex";
+  check_kernel_dtype(op, "A", A);
   check_matrix(op, "A", A);
   EMBER_CHECK(pivot, op, "(): LU without pivoting is not implemented on the CPU; pass pivot=True");
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
@@ -211,6 +219,7 @@ Tensor linalg_ldl_solve_cpu(const Tensor& LD, const Tensor& pivots, const Tensor
 
 std::tuple<Tensor, Tensor> geqrf_cpu(const Tensor& self) {
   const char* op = "geqrf";
+  check_kernel_dtype(op, "self", self);
   check_matrix(op, "self", self);
   const int64_t m = self.size(-2), n = self.size(-1), k = std::min(m, n);
   const std::vector<int64_t> batch = batch_of(self);
