@@ -285,9 +285,10 @@ DOMAINS = {
 # _ctc_loss: its backward is PyTorch's, the gradient through the log_softmax that makes
 # log_probs (exp(lp) - ...), not the derivative in free log_probs; test_sampling_ctc.py
 # gradchecks it through log_softmax, as PyTorch's OpInfo does.
-# linalg_cholesky, linalg_eigh: they read one triangle of a symmetric (positive-definite)
-# input, which random values are not; test_linalg_lapack.py gradchecks them on symmetrized inputs.
-NO_GRADCHECK = {"expand", "put", "_ctc_loss", "linalg_cholesky", "linalg_eigh"}
+# linalg_cholesky(_ex), linalg_eigh: they read one triangle of a symmetric (positive-definite)
+# input, which random values are not; test_linalg_lapack.py and test_linalg_breadth.py gradcheck
+# them on symmetrized inputs.
+NO_GRADCHECK = {"expand", "put", "_ctc_loss", "linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh"}
 # Rows whose differentiable input is complex: Ember's autograd is for real dtypes so far.
 COMPLEX_INPUT = {"view_as_real", "_fft_c2c", "_fft_c2r"}  # complex gradients: test_complex_autograd.py, test_fft.py
 GRADCHECK_LAYOUTS = ("contiguous", "transposed", "sliced", "0-d")

@@ -19,7 +19,7 @@ import torch
 import ember
 
 pytestmark = [pytest.mark.filterwarnings("ignore:.*torch.cross without specifying the dim"),
-              pytest.mark.filterwarnings("ignore:torch.(chain_matmul|triangular_solve|lu) is deprecated")]
+              pytest.mark.filterwarnings("ignore:torch.(chain_matmul|triangular_solve|lu|lu_solve) is deprecated")]
 
 TOL = {"float32": dict(rtol=2e-4, atol=2e-5), "float64": dict(rtol=1e-7, atol=1e-9)}
 
@@ -283,6 +283,9 @@ def test_gradcheck_compositions():
     for fn in fns:
         a = ember.from_numpy(wellcond((3, 3), 12)).requires_grad_(True)
         assert ember.autograd.gradcheck(fn, (a,))
+    for upper in (False, True):  # on symmetrized inputs (cholesky reads one triangle)
+        a = ember.from_numpy(spd((3, 3), 14)).requires_grad_(True)
+        assert ember.autograd.gradcheck(lambda x: ember.linalg.cholesky_ex(x @ x.mT, upper=upper)[0], (a,))
     for shape in ((4, 2), (2, 4)):
         a = ember.from_numpy(rand(shape, 13)).requires_grad_(True)
         assert ember.autograd.gradcheck(lambda x: ember.linalg.lu_factor_ex(x)[0], (a,))

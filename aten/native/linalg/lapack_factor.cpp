@@ -183,8 +183,9 @@ Tensor linalg_ldl_solve_cpu(const Tensor& LD, const Tensor& pivots, const Tensor
   (void)hermitian;
   check_square(op, "LD", LD);
   check_same_dtype(op, LD, "LD", B, "B");
-  EMBER_CHECK(pivots.scalar_type() == ScalarType::Int, op, "(): expected 'pivots' to be an int32 tensor, "
-              "but got ", pivots.scalar_type());
+  // Any integer dtype, as PyTorch's (read as LAPACK's int32).
+  EMBER_CHECK(is_integral(pivots.scalar_type(), /*include_bool=*/false), op, "(): expected 'pivots' to be "
+              "an integer tensor, but got ", pivots.scalar_type());
   EMBER_CHECK(B.dim() >= 2, op, "(): expected 'B' to have at least 2 dimensions, but got a ", B.dim(),
               "-d tensor");
   const int64_t n = LD.size(-1), k = B.size(-1);
@@ -197,7 +198,7 @@ Tensor linalg_ldl_solve_cpu(const Tensor& LD, const Tensor& pivots, const Tensor
               "shape LD.shape[:-1], but got ", pivots.sizes(), " for 'LD' of shape ", LD.sizes());
   const int64_t count = numel_of(batch);
   Tensor a = column_major(LD);
-  Tensor piv = pivots.contiguous();
+  Tensor piv = pivots.to(ScalarType::Int).contiguous();
   Tensor x = column_major(B);
   dispatch_lapack(LD.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
