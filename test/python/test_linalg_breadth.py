@@ -243,7 +243,8 @@ CASES = {
     "ormqr_right_t": (lambda m, a, t, c: m.ormqr(a, t, c, False, True),
                       [rand((2, 4, 2)), rand((2, 2)), rand((2, 3, 4))]),
 }
-# The LAPACK kernels without derivatives in torch (or whose derivatives Ember lacks: eig).
+# The LAPACK kernels without derivatives in torch.
+# (eig's complex results: test_eig_gradients.)
 NO_GRAD = {"matrix_rank", "matrix_rank_full", "matrix_rank_atol", "matrix_rank_tol", "matrix_rank_herm",
            "eigvals", "eig_values", "ldl_factor", "ldl_factor_ex", "ldl_solve", "geqrf", "geqrf_wide",
            "householder_product", "lu_unpack_data"}
@@ -384,6 +385,30 @@ def test_eig_decomposes():
         np.testing.assert_allclose(np.sort_complex(w.ravel()),
                                    np.sort_complex(torch.linalg.eigvals(torch.from_numpy(a)).numpy().ravel()),
                                    atol=1e-10)
+
+
+def test_eig_gradients():
+    """eig's gradients (through its complex eigenvalues and the phase-free |V|) match torch's and
+    finite differences; a loss that depends on the eigenvectors' phases raises, as in torch."""
+    rng = np.random.default_rng(30)
+    for shape in ((3, 3), (2, 4, 4)):
+        a = rng.standard_normal(shape)
+        w1, w2 = rng.standard_normal(shape[:-1] + (2,)), rng.standard_normal(shape)
+        grads = []
+        for m in (torch, ember):
+            A = m.from_numpy(a.copy()).requires_grad_(True)
+            L, V = m.linalg.eig(A)
+            loss = (m.view_as_real(L) * m.from_numpy(w1)).sum() + (m.abs(V) * m.from_numpy(w2)).sum()
+            grads.append(to_np(m.autograd.grad(loss, [A])[0]))
+            B = m.from_numpy(a.copy()).requires_grad_(True)
+            grads.append(to_np(m.autograd.grad((m.view_as_real(m.linalg.eigvals(B)) * m.from_numpy(w1)).sum(), [B])[0]))
+        np.testing.assert_allclose(grads[2], grads[0], rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(grads[3], grads[1], rtol=1e-8, atol=1e-10)
+    x = ember.from_numpy(rng.standard_normal((3, 3))).requires_grad_(True)
+    assert ember.autograd.gradcheck(lambda a: ember.abs(ember.linalg.eig(a)[1]), (x,))
+    assert ember.autograd.gradcheck(lambda a: ember.view_as_real(ember.linalg.eigvals(a)), (x,))
+    with pytest.raises(RuntimeError, match="phase"):
+        ember.autograd.grad(ember.view_as_real(ember.linalg.eig(x)[1]).sum(), [x])
 
 
 BAD = {
