@@ -175,6 +175,33 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return (input if beta == 1 else input * beta) + product
 
 
+def vander(x, N=None, increasing=False):
+    """torch.vander: the powers of a 1-D x in columns, decreasing (x^(N-1) first) unless increasing;
+    integer and bool inputs give int64."""
+    e = _ember()
+    if x.dim() != 1:
+        raise RuntimeError(f"vander(): expected 'x' to be a one-dimensional tensor, but got {x.dim()}-D")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError(f"vander(): expected 'N' to be non-negative, but got {n}")
+    if not (x.is_floating_point() or x.is_complex()):
+        x = x.to(e.int64)
+    if n == 0:
+        return e.empty((x.shape[0], 0), dtype=x.dtype)
+    columns = [e.ones((x.shape[0], 1), dtype=x.dtype)]
+    if n > 1:
+        columns.append(x.unsqueeze(-1).expand((x.shape[0], n - 1)).cumprod(-1))
+    result = e.cat(columns, -1)
+    return result if increasing else result.flip(-1)
+
+
+def nuclear_norm(input, dim=None, keepdim=False):
+    """The nuclear norm over dim (the last two dims by default): linalg.matrix_norm(input, 'nuc')."""
+    if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
+        dim, keepdim = None, dim
+    return _linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)
+
+
 # name -> (Tensor method, torch-level function)
 FUNCTIONS = {"matrix_exp": matrix_exp, "matrix_power": matrix_power, "cross": cross,
              "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
@@ -202,8 +229,9 @@ def install(Tensor, ember):
             setattr(ember, name, fn)
         if not hasattr(Tensor, name):
             setattr(Tensor, name, fn)
-    if not hasattr(ember, "chain_matmul"):
-        ember.chain_matmul = chain_matmul
+    for name, fn in (("chain_matmul", chain_matmul), ("vander", vander), ("nuclear_norm", nuclear_norm)):
+        if not hasattr(ember, name):
+            setattr(ember, name, fn)
     for name, fn in (("addr_", _addr_), ("addbmm_", _addbmm_), ("addmv_", _addmv_)):
         if not hasattr(Tensor, name):
             setattr(Tensor, name, fn)

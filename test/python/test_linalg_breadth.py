@@ -19,7 +19,8 @@ import torch
 import ember
 
 pytestmark = [pytest.mark.filterwarnings("ignore:.*torch.cross without specifying the dim"),
-              pytest.mark.filterwarnings("ignore:torch.(chain_matmul|triangular_solve|lu|lu_solve) is deprecated")]
+              pytest.mark.filterwarnings("ignore:torch.(chain_matmul|triangular_solve|lu|lu_solve) is deprecated"),
+              pytest.mark.filterwarnings("ignore:at::nuclear_norm is deprecated")]
 
 TOL = {"float32": dict(rtol=2e-4, atol=2e-5), "float64": dict(rtol=1e-7, atol=1e-9)}
 
@@ -165,6 +166,11 @@ CASES = {
     "tensor_cross": (lambda m, a, b: a.cross(b, dim=-1), [rand((2, 3)), rand((2, 3), 1)]),
     "vander": (lambda m, a: m.linalg.vander(a), [rand((4,))]),
     "vander_n": (lambda m, a: m.linalg.vander(a, N=5), [rand((2, 3))]),
+    "torch_vander": (lambda m, a: m.vander(a), [rand((4,))]),
+    "torch_vander_n": (lambda m, a: m.vander(a, N=2, increasing=True), [rand((3,))]),
+    "torch_vander_1": (lambda m, a: m.vander(a, 1), [rand((3,))]),
+    "nuclear_norm": (lambda m, a: m.nuclear_norm(a, keepdim=True), [rand((2, 3, 4))]),
+    "nuclear_norm_dim": (lambda m, a: m.nuclear_norm(a, (0, 2)), [rand((2, 3, 4))]),
     "multi_dot": (lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), [rand((2, 5)), rand((5, 3)), rand((3, 4))]),
     "multi_dot_vec": (lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), [rand((5,)), rand((5, 3)), rand((3,))]),
     "multi_dot_vec_first": (lambda m, a, b: m.linalg.multi_dot((a, b)), [rand((3,)), R34]),
@@ -250,9 +256,10 @@ NO_GRAD = {"matrix_rank", "matrix_rank_full", "matrix_rank_atol", "matrix_rank_t
            "householder_product", "lu_unpack_data"}
 
 
-# torch's backward of cond for p other than None/2/-2 fails (it writes into linalg_inv_ex's
-# result in place, which its backward saved): values only; test_gradcheck_compositions checks Ember's.
-TORCH_GRAD_FAILS = {"cond_fro", "cond_inf", "cond_1"}
+# torch's backward fails here, each writing in place into a tensor its backward saved: cond for p
+# other than None/2/-2 (linalg_inv_ex's result) and torch.vander (its cumprod's): values only;
+# test_gradcheck_compositions checks Ember's.
+TORCH_GRAD_FAILS = {"cond_fro", "cond_inf", "cond_1", "torch_vander", "torch_vander_n"}
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -280,7 +287,8 @@ def test_gradcheck_compositions():
            lambda a: ember.linalg.cond(a, math.inf), lambda a: ember.linalg.cond(a, -1),
            lambda a: ember.linalg.lu(a)[1:], lambda a: ember.linalg.lu_factor(a)[0],
            lambda a: ember.linalg.householder_product(a, ember.from_numpy(rand((2,), 3))),
-           lambda a: ember.linalg.matrix_power(a, -3), lambda a: ember.linalg.inv_ex(a)[0]]
+           lambda a: ember.linalg.matrix_power(a, -3), lambda a: ember.vander(a[0], N=4),
+           lambda a: ember.vander(a[1], increasing=True), lambda a: ember.linalg.vander(a, N=4), lambda a: ember.linalg.inv_ex(a)[0]]
     for fn in fns:
         a = ember.from_numpy(wellcond((3, 3), 12)).requires_grad_(True)
         assert ember.autograd.gradcheck(fn, (a,))
@@ -306,6 +314,9 @@ def test_empty_inputs():
         ("cond", lambda m, a: m.linalg.cond(a), [np.zeros((0, 3, 3))]),
         ("cross", lambda m, a, b: m.linalg.cross(a, b), [np.zeros((0, 3)), np.zeros((0, 3))]),
         ("vander", lambda m, a: m.linalg.vander(a, N=3), [np.zeros((0, 2))]),
+        ("torch_vander", lambda m, a: m.vander(a, N=0), [np.zeros((3,))]),
+        ("torch_vander_int", lambda m, a: m.vander(a), [np.arange(3, dtype=np.int32)]),
+        ("torch_vander_bool", lambda m, a: m.vander(a, 3), [np.array([True, False])]),
         ("vecdot", lambda m, a, b: m.linalg.vecdot(a, b), [np.zeros((2, 0)), np.zeros((2, 0))]),
         ("eig", lambda m, a: m.linalg.eig(a), [np.zeros((0, 3, 3))]),
         ("eigvals_00", lambda m, a: m.linalg.eigvals(a), [np.zeros((0, 0))]),
@@ -455,6 +466,8 @@ BAD = {
     "cross_dtype": (lambda m, a, b: m.linalg.cross(a, b.float()), [R33, R33]),
     "vecdot_dtype": (lambda m, a, b: m.linalg.vecdot(a, b.float()), [R34, R34]),
     "vecdot_shape": (lambda m, a, b: m.linalg.vecdot(a, b), [R34, R43]),
+    "torch_vander_2d": (lambda m, a: m.vander(a), [R34]),
+    "torch_vander_neg": (lambda m, a: m.vander(a, N=-1), [rand((3,))]),
     "vander_0d": (lambda m, a: m.linalg.vander(a), [np.array(2.0)]),
     "vander_n1": (lambda m, a: m.linalg.vander(a, N=1), [rand((3,))]),
     "vander_n0": (lambda m, a: m.linalg.vander(a), [np.zeros((2, 0))]),
