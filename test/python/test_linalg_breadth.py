@@ -20,7 +20,7 @@ import ember
 
 pytestmark = [pytest.mark.filterwarnings("ignore:.*torch.cross without specifying the dim"),
               pytest.mark.filterwarnings("ignore:torch.(chain_matmul|triangular_solve|lu|lu_solve) is deprecated"),
-              pytest.mark.filterwarnings("ignore:at::nuclear_norm is deprecated")]
+              pytest.mark.filterwarnings("ignore:.*nuclear_norm is deprecated")]
 
 TOL = {"float32": dict(rtol=2e-4, atol=2e-5), "float64": dict(rtol=1e-7, atol=1e-9)}
 
@@ -499,3 +499,15 @@ def test_ldl_solve_vector_rhs():
     a = ember.from_numpy(sym((3, 3)))
     with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         ember.linalg.ldl_solve(*ember.linalg.ldl_factor(a), ember.from_numpy(rand((3,))))
+
+
+def test_non_differentiable_kernels():
+    """ldl_factor(_ex), ldl_solve and geqrf run on inputs that require grad (their int32 results
+    without history) and refuse backward, as torch's do."""
+    for m in (torch, ember):
+        a = m.from_numpy(sym((3, 3))).requires_grad_(True)
+        LD, pivots, info = m.linalg.ldl_factor_ex(a)
+        assert LD.requires_grad and not pivots.requires_grad and not info.requires_grad
+        for out in (LD, m.linalg.ldl_solve(LD.detach(), pivots, a), m.geqrf(a)[0]):
+            with pytest.raises(RuntimeError, match="not implemented"):
+                m.autograd.grad(out.sum(), [a])
