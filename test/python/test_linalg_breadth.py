@@ -511,3 +511,21 @@ def test_non_differentiable_kernels():
         for out in (LD, m.linalg.ldl_solve(LD.detach(), pivots, a), m.geqrf(a)[0]):
             with pytest.raises(RuntimeError, match="not implemented"):
                 m.autograd.grad(out.sum(), [a])
+
+
+def crand(shape, seed=0):
+    return rand(shape, seed) + 1j * rand(shape, seed + 50)
+
+
+@pytest.mark.parametrize("name,fn,arrays", [
+    ("cross", lambda m, a, b: m.linalg.cross(a, b), [crand((2, 3)), crand((2, 3), 1)]),
+    ("vecdot", lambda m, a, b: m.linalg.vecdot(a, b), [crand((2, 3)), crand((2, 3), 1)]),
+    ("multi_dot", lambda m, a, b: m.linalg.multi_dot([a, b, a]), [crand((3, 3)), crand((3, 3), 1)]),
+    ("matrix_power", lambda m, a: m.linalg.matrix_power(a, 3), [crand((2, 3, 3))]),
+    ("norm", lambda m, a: m.linalg.norm(a), [crand((3, 4))]),
+    ("vander", lambda m, a: m.linalg.vander(a), [crand((3,))]),
+    ("addr", lambda m, s, a, b: m.addr(s, a, b), [crand((3, 4)), crand((3,)), crand((4,))]),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_complex_compositions(name, fn, arrays):
+    """The compositions over ops Ember has for complex dtypes give torch's complex values."""
+    check(fn, arrays, grad=False)
