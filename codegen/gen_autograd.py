@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cpp
 from model import AUTOGRAD_MARKER_KEY, Argument, NativeFunction, Schema
@@ -142,6 +142,7 @@ class Saved:
     save_after: list[str]  # after the call (outputs)
     unpack: list[str]  # statements at the top of apply
     release: list[str]
+    names: list[str] = field(default_factory=list)  # single saved tensors, for saved_variables()
 
 
 def saved_values(info: Info, f: NativeFunction, inplace: bool) -> Saved:
@@ -175,6 +176,7 @@ def saved_values(info: Info, f: NativeFunction, inplace: bool) -> Saved:
                 else:
                     sv.unpack.append(f"const Tensor {a.name} = {a.name}_.unpack();")
                 sv.release.append(f"{a.name}_.reset_data();")
+                sv.names.append(a.name)
             else:
                 mtype, conv = member_type(a.type)
                 sv.decls.append(f"{mtype} {a.name}_;")
@@ -212,6 +214,7 @@ def saved_values(info: Info, f: NativeFunction, inplace: bool) -> Saved:
             sv.save_after.append(f"grad_fn->{name}_ = SavedVariable({value}, true);")
             sv.unpack.append(f"const Tensor {name} = {name}_.unpack(shared_from_this());")
             sv.release.append(f"{name}_.reset_data();")
+            sv.names.append(name)
     return sv
 
 
@@ -258,11 +261,14 @@ def node_class(info: Info, sv: Saved) -> str:
     decls = "".join(f"  {d}\n" for d in sv.decls)
     release = "".join(f"    {r}\n" for r in sv.release)
     unpack = "".join(f"  {u}\n" for u in sv.unpack)
+    listed = ", ".join(f'{{"{n}", &{n}_}}' for n in sv.names)
+    saved = (f"  std::vector<std::pair<const char*, SavedVariable*>> saved_variables() override {{\n"
+             f"    return {{{listed}}};\n  }}\n") if sv.names else ""
     return (f"struct {name} final : Node {{\n"
             f"  std::string name() const override {{ return \"{name}\"; }}\n"
             f"  const char* forward_op() const override {{ return \"aten::{info.source.name}\"; }}\n"
             f"  variable_list apply(variable_list&& grads) override;\n"
-            f"  void release_variables() override {{\n{release}  }}\n{decls}}};\n\n"
+            f"  void release_variables() override {{\n{release}  }}\n{saved}{decls}}};\n\n"
             f"variable_list {name}::apply(variable_list&& grads) {{\n"
             f"  grads.resize(std::max<size_t>(grads.size(), 1));\n"
             f"  variable_list grad_inputs({'num_outputs()' if list_input else len(edges)});\n"

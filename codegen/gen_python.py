@@ -94,6 +94,50 @@ class Binding:
         return f"{name}({', '.join(parts)})"
 
 
+# Note [Deprecated signatures]: torch still takes the argument orders of its early releases
+# for a few ops, and old programs use them: `p.data.add_(-lr, grad)`,
+# `v.addcmul_(1 - beta, g, g)`, `torch.addmm(beta, M, alpha, m1, m2)`. Each row names an
+# overload and a positional order of its arguments (its other arguments stay keywords with
+# their defaults). They are tried after the current signatures, so they take only calls that
+# match nothing else, as torch's deprecated.yaml does.
+_ALPHA = [("self", "alpha", "other")]
+_VALUE = [("self", "value", "tensor1", "tensor2")]
+
+
+def _beta_alpha(a: str, b: str) -> list[tuple[str, ...]]:
+    return [("beta", "self", "alpha", a, b), ("beta", "self", a, b)]
+
+
+DEPRECATED = {
+    "add.Tensor": _ALPHA, "add_.Tensor": _ALPHA, "sub.Tensor": _ALPHA, "sub_.Tensor": _ALPHA,
+    "addcmul": _VALUE, "addcmul_": _VALUE, "addcdiv": _VALUE, "addcdiv_": _VALUE,
+    "addmm": _beta_alpha("mat1", "mat2"), "addmm_": _beta_alpha("mat1", "mat2"),
+    "addmv": _beta_alpha("mat", "vec"), "addmv_": _beta_alpha("mat", "vec"),
+    "addr": _beta_alpha("vec1", "vec2"), "addr_": _beta_alpha("vec1", "vec2"),
+    "baddbmm": _beta_alpha("batch1", "batch2"), "baddbmm_": _beta_alpha("batch1", "batch2"),
+    "addbmm": _beta_alpha("batch1", "batch2"), "addbmm_": _beta_alpha("batch1", "batch2"),
+}
+
+
+@dataclass
+class DeprecatedBinding(Binding):
+    """A deprecated signature of overload f (Note [Deprecated signatures])."""
+    order: tuple[str, ...] = ()
+
+    @property
+    def params(self) -> list[Argument]:
+        by_name = {a.name: a for a in self.f.schema.arguments}
+        args = []
+        for n in self.order:
+            if self.method and n == "self":
+                continue
+            a = by_name[n]
+            args.append(Argument("input" if n == "self" else n, a.type, None, False))
+        args += [Argument(a.name, a.type, a.default, True) for a in self.f.schema.arguments
+                 if a.name not in self.order]
+        return args
+
+
 def _key(a: Argument) -> tuple:
     return (a.name, py_type(a.type))
 
@@ -119,6 +163,9 @@ def bindings_of(overloads: list[NativeFunction], method: bool) -> list[Binding]:
     for o in outs:
         if o.name not in used and not method:
             result.append(Binding(o, None, method))
+    for f in overloads:
+        for order in DEPRECATED.get(f.name, ()):   # a method drops self wherever it stands
+            result.append(DeprecatedBinding(f, None, method, order))
     return result
 
 

@@ -1,5 +1,6 @@
 #include "aten/autograd/BasicNodes.h"
 
+#include "aten/autograd/Engine.h"
 #include "aten/autograd/Variable.h"
 #include "aten/native/MemoryFormats.h"
 #include "c10/util/Exception.h"
@@ -53,7 +54,8 @@ void AccumulateGrad::accumulate(const Tensor& variable, Tensor new_grad) {
     // under create_graph), laid out by Note [Gradient layout].
     const bool dense = native::is_non_overlapping_and_dense(variable.sizes(), variable.strides());
     const bool steal = !GradMode::is_enabled() && new_grad.use_count() == 1 &&
-                       !requires_grad(new_grad) && obeys_layout(new_grad, variable, dense);
+                       !requires_grad(new_grad) &&
+                       (!GradLayoutPolicy::is_enforced() || obeys_layout(new_grad, variable, dense));
     m.grad_ = steal ? std::move(new_grad) : copy_obeying_layout(new_grad, variable, dense);
   } else if (!GradMode::is_enabled()) {
     m.grad_.add_(new_grad);

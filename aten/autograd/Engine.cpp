@@ -75,6 +75,12 @@ struct Order {
 bool AnomalyMode::is_enabled() { return g_anomaly.load(std::memory_order_relaxed); }
 void AnomalyMode::set_enabled(bool enabled) { g_anomaly.store(enabled, std::memory_order_relaxed); }
 
+namespace {
+constinit thread_local bool tls_relaxed_layout = false;
+}  // namespace
+bool GradLayoutPolicy::is_enforced() { return !tls_relaxed_layout; }
+void GradLayoutPolicy::set_enforced(bool enforced) { tls_relaxed_layout = !enforced; }
+
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
   const int64_t lead = grad.dim() - static_cast<int64_t>(sizes.size());
   std::vector<int64_t> dims;
@@ -88,7 +94,8 @@ Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
 
 variable_list run_backward(const variable_list& outputs, const variable_list& grad_outputs,
                            bool keep_graph, bool create_graph, const variable_list& inputs,
-                           bool allow_unused, bool accumulate_grad) {
+                           bool allow_unused, bool accumulate_grad,
+                           const std::vector<Edge>& input_edges_after) {
   EMBER_CHECK_VALUE(grad_outputs.empty() || grad_outputs.size() == outputs.size(),
                     "backward(): got ", grad_outputs.size(), " gradients for ", outputs.size(),
                     " tensors; expected one per tensor");
@@ -120,6 +127,10 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     EMBER_CHECK(e.is_valid(), "One of the differentiated Tensors does not require grad");
     input_edges.push_back(std::move(e));
   }
+  for (const Edge& e : input_edges_after) {
+    EMBER_CHECK_VALUE(e.is_valid(), "grad(): a GradientEdge input has no node");
+    input_edges.push_back(e);
+  }
   std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
   for (size_t i = 0; i < input_edges.size(); ++i) {
     captures[input_edges[i].function.get()].emplace_back(input_edges[i].input_nr, i);
@@ -142,7 +153,7 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
   // its next nodes is needed (a captured node that leads nowhere else only hands over
   // its gradient). Without inputs, every node runs.
   std::unordered_set<Node*> needed;
-  const bool with_inputs = !inputs.empty();
+  const bool with_inputs = !input_edges.empty();
   if (with_inputs) {
     // Fixed point by reverse reachability: iterate until no change (graphs are DAGs, so
     // one pass over a reverse topological order suffices; compute that order first).
@@ -201,7 +212,7 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     }
   }
 
-  variable_list captured(inputs.size());
+  variable_list captured(input_edges.size());
   std::unordered_map<Node*, variable_list> buffers;
   std::priority_queue<Node*, std::vector<Node*>, Order> ready;
   ready.push(root.get());
@@ -229,7 +240,13 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
     variable_list outs;
     {
       AutoGradMode mode(create_graph);
-      outs = fn->apply(std::move(grads));
+      if (fn->has_post_hooks()) {
+        const variable_list grad_outputs = grads;
+        outs = fn->apply(std::move(grads));
+        fn->run_post_hooks(outs, grad_outputs);
+      } else {
+        outs = fn->apply(std::move(grads));
+      }
     }
     if (!keep_graph) fn->release_variables();
     if (fn->num_outputs() == 0) continue;
@@ -246,14 +263,14 @@ variable_list run_backward(const variable_list& outputs, const variable_list& gr
   }
 
   if (with_inputs) {
-    for (size_t i = 0; i < inputs.size(); ++i) {
+    for (size_t i = 0; i < input_edges.size(); ++i) {
       if (!captured[i].defined()) {
         EMBER_CHECK(allow_unused || accumulate_grad, "One of the differentiated Tensors appears "
                     "to not have been used in the graph. Set allow_unused=True if this is the "
                     "desired behavior.");
         continue;
       }
-      if (accumulate_grad && !is_leaf(inputs[i])) {
+      if (accumulate_grad && i < inputs.size() && !is_leaf(inputs[i])) {
         Tensor g = std::move(captured[i]);
         AutogradMeta& m = materialize_meta(inputs[i]);
         if (!m.grad_.defined()) {

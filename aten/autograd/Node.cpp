@@ -110,6 +110,26 @@ void Node::run_pre_hooks(variable_list& grads) const {
   for (const auto& [nr, fn] : retains) {
     if (nr < grads.size() && grads[nr].defined()) fn(grads[nr]);
   }
+  const auto node_hooks = node_pre_hooks_;
+  for (const auto& [id, fn] : node_hooks) fn(grads);
+}
+
+void Node::run_post_hooks(variable_list& grad_inputs, const variable_list& grad_outputs) const {
+  const auto hooks = node_post_hooks_;
+  for (const auto& [id, fn] : hooks) fn(grad_inputs, grad_outputs);
+}
+
+bool Node::remove_node_hook(uint64_t id) {
+  auto drop = [id](auto& hooks) {
+    for (auto it = hooks.begin(); it != hooks.end(); ++it) {
+      if (it->first == id) {
+        hooks.erase(it);
+        return true;
+      }
+    }
+    return false;
+  };
+  return drop(node_pre_hooks_) || drop(node_post_hooks_);
 }
 
 GraphRoot::GraphRoot(std::vector<Edge> roots, variable_list grads) : Node(UINT64_MAX), grads_(std::move(grads)) {

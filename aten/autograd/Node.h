@@ -16,6 +16,7 @@
 namespace ember::autograd {
 
 class Node;
+class SavedVariable;
 struct Edge;
 using variable_list = std::vector<Tensor>;
 using tensor_list = std::vector<Tensor>;  // libtorch spells it both ways
@@ -97,7 +98,26 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
   void set_retain_grad_hook(uint32_t input_nr, std::function<void(const Tensor&)> hook);
   /// Runs the pre-hooks and retain-grad hooks on grads (the engine calls this).
   void run_pre_hooks(variable_list& grads) const;
-  bool has_pre_hooks() const { return !pre_hooks_.empty() || !retain_grad_hooks_.empty(); }
+  bool has_pre_hooks() const {
+    return !pre_hooks_.empty() || !retain_grad_hooks_.empty() || !node_pre_hooks_.empty();
+  }
+
+  /// Hooks on the whole node (torch's Node.register_prehook / register_hook): a pre-hook
+  /// sees the gradients flowing in (after the tensor hooks) and may replace them in place;
+  /// a post-hook sees the gradients apply returned and those it got, and may replace the
+  /// former. id is the caller's, for remove_node_hook.
+  using NodePreHook = std::function<void(variable_list& grad_outputs)>;
+  using NodePostHook = std::function<void(variable_list& grad_inputs, const variable_list& grad_outputs)>;
+  void add_node_pre_hook(NodePreHook hook, uint64_t id) { node_pre_hooks_.emplace_back(id, std::move(hook)); }
+  void add_node_post_hook(NodePostHook hook, uint64_t id) { node_post_hooks_.emplace_back(id, std::move(hook)); }
+  bool remove_node_hook(uint64_t id);
+  bool has_post_hooks() const { return !node_post_hooks_.empty(); }
+  /// Runs the post-hooks on apply's result (the engine calls this).
+  void run_post_hooks(variable_list& grad_inputs, const variable_list& grad_outputs) const;
+
+  /// The tensors this node saved, by the forward argument's name ("self", "result"):
+  /// generated nodes list theirs (grad_fn._saved_self, grad_fn._raw_saved_self).
+  virtual std::vector<std::pair<const char*, SavedVariable*>> saved_variables() { return {}; }
 
  protected:
   uint64_t sequence_nr_;
@@ -112,6 +132,8 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
   };
   std::vector<PreHook> pre_hooks_;
   std::vector<std::pair<uint32_t, std::function<void(const Tensor&)>>> retain_grad_hooks_;
+  std::vector<std::pair<uint64_t, NodePreHook>> node_pre_hooks_;
+  std::vector<std::pair<uint64_t, NodePostHook>> node_post_hooks_;
 };
 
 /// Drops a reference to a node without recursion: when it is the last one, the node and

@@ -2,9 +2,13 @@
 // tensor hooks, and the node behind ember.autograd.Function.
 #include "python/csrc/Autograd.h"
 
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <pybind11/stl.h>
 
 #include "aten/autograd/BasicNodes.h"
 #include "aten/autograd/Engine.h"
@@ -187,6 +191,85 @@ py::object record_function(py::handle backward, const std::string& name, const p
 // Inference-mode scopes entered from Python (with ember.inference_mode(): ...), innermost last.
 thread_local std::vector<std::unique_ptr<autograd::InferenceMode>> tls_inference_scopes;
 
+
+// A tuple of gradients for a Python hook: None where a gradient is undefined.
+py::tuple grads_tuple(const variable_list& grads) {
+  py::tuple out(grads.size());
+  for (size_t i = 0; i < grads.size(); ++i) {
+    out[i] = grads[i].defined() ? tensor_object(grads[i]) : py::none();
+  }
+  return out;
+}
+
+// A node hook's result replaces grads unless None: a sequence of the same length, of
+// Tensors or None.
+void replace_grads(const py::object& result, variable_list& grads, const char* what) {
+  if (result.is_none()) return;
+  EMBER_CHECK_TYPE(py::isinstance<py::sequence>(result), what, ": expected the hook to return None "
+                   "or a tuple of gradients, but got ", Py_TYPE(result.ptr())->tp_name);
+  auto seq = py::reinterpret_borrow<py::sequence>(result);
+  EMBER_CHECK(seq.size() == grads.size(), what, ": the hook returned ", seq.size(),
+              " gradients, but expected ", grads.size());
+  grads = tensors_of(seq, what, true);
+}
+
+uint64_t next_node_hook_id() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
+// A handle that removes a node hook (torch's RemovableHandle for Node.register_hook).
+struct NodeHookHandle {
+  std::weak_ptr<Node> node;
+  uint64_t id;
+  void remove() {
+    if (auto n = node.lock()) n->remove_node_hook(id);
+  }
+};
+
+// Saved tensor hooks calling Python pack/unpack functions; the packed object is kept
+// alive by the saved variable (released with the GIL).
+class PySavedTensorHooks final : public autograd::SavedTensorHooks {
+ public:
+  PySavedTensorHooks(PyObject* pack, PyObject* unpack) : pack_(pack), unpack_(unpack) {}
+  std::shared_ptr<void> pack(const Tensor& t) override {
+    py::gil_scoped_acquire gil;
+    PyObject* arg = wrap(t);
+    PyObject* r = PyObject_CallOneArg(pack_.get(), arg);
+    Py_XDECREF(arg);
+    if (!r) throw PythonError();
+    auto ref = std::make_shared<PyRef>(r);
+    Py_DECREF(r);
+    return ref;
+  }
+  Tensor unpack(const std::shared_ptr<void>& packed) override {
+    py::gil_scoped_acquire gil;
+    PyObject* r = PyObject_CallOneArg(unpack_.get(), static_cast<PyRef*>(packed.get())->get());
+    if (!r) throw PythonError();
+    py::object result = py::reinterpret_steal<py::object>(r);
+    EMBER_CHECK_TYPE(is_tensor(result.ptr()), "saved tensor unpack hook: expected the hook to "
+                     "return a Tensor, but got ", Py_TYPE(result.ptr())->tp_name);
+    return unpack_tensor(result.ptr());
+  }
+
+ private:
+  static Tensor unpack_tensor(PyObject* o) { return ::ember::python::unpack(o); }
+  PyRef pack_;
+  PyRef unpack_;
+};
+
+// grad_fn._raw_saved_<name>: one saved tensor of a node.
+struct SavedTensorRef {
+  std::shared_ptr<Node> node;
+  autograd::SavedVariable* var;
+};
+
+autograd::SavedVariable* find_saved(Node& n, const std::string& name) {
+  for (auto& [saved_name, var] : n.saved_variables()) {
+    if (name == saved_name) return var;
+  }
+  return nullptr;
+}
 }  // namespace
 
 PyObject* grad_fn_object(const Tensor& t) {
@@ -218,18 +301,85 @@ void init_autograd(py::module_& m) {
         return "<" + n.name() + " object at " + std::to_string(reinterpret_cast<uintptr_t>(&n)) + ">";
       })
       .def("__eq__", [](const Node& a, const Node& b) { return &a == &b; })
-      .def("__hash__", [](const Node& n) { return std::hash<const Node*>()(&n); });
+      .def("__hash__", [](const Node& n) { return std::hash<const Node*>()(&n); })
+      .def("register_prehook", [](Node& n, py::handle fn) {
+        const uint64_t id = next_node_hook_id();
+        n.add_node_pre_hook([ref = std::make_shared<PyRef>(fn.ptr())](variable_list& grads) {
+          py::gil_scoped_acquire gil;
+          py::object r = py::reinterpret_borrow<py::object>(ref->get())(grads_tuple(grads));
+          replace_grads(r, grads, "Node.register_prehook");
+        }, id);
+        return NodeHookHandle{n.shared_from_this(), id};
+      }, "Calls fn(grad_outputs) before the node runs; a tuple it returns replaces them.")
+      .def("register_hook", [](Node& n, py::handle fn) {
+        const uint64_t id = next_node_hook_id();
+        n.add_node_post_hook([ref = std::make_shared<PyRef>(fn.ptr())](variable_list& grad_inputs,
+                                                                     const variable_list& grad_outputs) {
+          py::gil_scoped_acquire gil;
+          py::object r = py::reinterpret_borrow<py::object>(ref->get())(grads_tuple(grad_inputs),
+                                                                        grads_tuple(grad_outputs));
+          replace_grads(r, grad_inputs, "Node.register_hook");
+        }, id);
+        return NodeHookHandle{n.shared_from_this(), id};
+      }, "Calls fn(grad_inputs, grad_outputs) after the node ran; a tuple it returns replaces "
+         "grad_inputs.")
+      .def("__getattr__", [](Node& n, const std::string& attr) -> py::object {
+        for (const char* prefix : {"_raw_saved_", "_saved_"}) {
+          const std::string p(prefix);
+          if (attr.rfind(p, 0) != 0) continue;
+          autograd::SavedVariable* v = find_saved(n, attr.substr(p.size()));
+          if (!v) break;
+          if (p == "_raw_saved_") return py::cast(SavedTensorRef{n.shared_from_this(), v});
+          Tensor t = v->unpack(n.shared_from_this());
+          return t.defined() ? tensor_object(std::move(t)) : py::none();
+        }
+        throw py::attribute_error("'" + n.name() + "' object has no attribute '" + attr + "'");
+      })
+      .def("_saved_tensor_names", [](Node& n) {
+        py::list out;
+        for (auto& [name, var] : n.saved_variables()) out.append(name);
+        return out;
+      });
+  py::class_<NodeHookHandle>(m, "_NodeHookHandle")
+      .def("remove", &NodeHookHandle::remove);
+  py::class_<SavedTensorRef>(m, "SavedTensor", "A tensor a node saved for backward "
+                                               "(grad_fn._raw_saved_<name>).")
+      .def("register_hooks", [](SavedTensorRef& s, py::handle pack, py::handle unpack) {
+        EMBER_CHECK_TYPE(PyCallable_Check(pack.ptr()) && PyCallable_Check(unpack.ptr()),
+                         "register_hooks(): expected pack_hook and unpack_hook to be callables");
+        s.var->register_hooks(std::make_shared<PySavedTensorHooks>(pack.ptr(), unpack.ptr()));
+      }, py::arg("pack_hook"), py::arg("unpack_hook"),
+         "Packs the saved tensor now with pack_hook; unpack_hook gets it back in backward.");
+  m.def("_push_saved_tensors_hooks", [](py::handle pack, py::handle unpack) {
+    EMBER_CHECK_TYPE(PyCallable_Check(pack.ptr()) && PyCallable_Check(unpack.ptr()),
+                     "saved_tensors_hooks(): expected pack_hook and unpack_hook to be callables");
+    autograd::push_saved_tensor_hooks(std::make_shared<PySavedTensorHooks>(pack.ptr(), unpack.ptr()));
+  });
+  m.def("_bump_version", [](py::handle t) { tensor_of(t, "increment_version").impl()->bump_version(); });
+  m.def("_pop_saved_tensors_hooks", [] { autograd::pop_saved_tensor_hooks(); });
+  m.def("_set_saved_tensors_hooks_disabled", [](std::optional<std::string> message) {
+    return autograd::set_saved_tensor_hooks_disabled(std::move(message));
+  });
 
   m.def("_run_backward", [](const py::sequence& tensors, const py::sequence& grads, bool keep_graph,
                             bool create_graph, const py::sequence& inputs, bool allow_unused,
-                            bool accumulate_grad) {
+                            bool accumulate_grad, const py::sequence& edges) {
+    std::vector<autograd::Edge> input_edges;
+    for (py::handle e : edges) {
+      auto pair = e.cast<std::pair<std::shared_ptr<Node>, uint32_t>>();
+      input_edges.emplace_back(std::move(pair.first), pair.second);
+    }
     variable_list outs = autograd::run_backward(
         tensors_of(tensors, "backward", false), tensors_of(grads, "backward", true), keep_graph,
-        create_graph, tensors_of(inputs, "backward", false), allow_unused, accumulate_grad);
+        create_graph, tensors_of(inputs, "backward", false), allow_unused, accumulate_grad,
+        input_edges);
     py::list result;
     for (Tensor& t : outs) result.append(t.defined() ? tensor_object(std::move(t)) : py::none());
     return result;
-  }, "Runs a backward pass (ember.autograd.backward and grad call this).");
+  }, "Runs a backward pass (ember.autograd.backward and grad call this).",
+  py::arg("tensors"), py::arg("grads"), py::arg("keep_graph"), py::arg("create_graph"),
+  py::arg("inputs"), py::arg("allow_unused"), py::arg("accumulate_grad"),
+  py::arg("edges") = py::tuple());
   m.def("is_grad_enabled", [] { return autograd::GradMode::is_enabled(); },
         "Whether ops record autograd history on this thread.");
   m.def("_set_grad_enabled", [](bool on) { autograd::GradMode::set_enabled(on); });
@@ -242,6 +392,8 @@ void init_autograd(py::module_& m) {
   m.def("is_inference_mode_enabled", [] { return autograd::InferenceMode::is_enabled(); },
         "Whether this thread is inside inference_mode.");
   m.def("_set_anomaly_enabled", [](bool on) { autograd::AnomalyMode::set_enabled(on); });
+  m.def("_set_grad_layout_enforced", [](bool on) { autograd::GradLayoutPolicy::set_enforced(on); });
+  m.def("_is_grad_layout_enforced", [] { return autograd::GradLayoutPolicy::is_enforced(); });
   m.def("is_anomaly_enabled", [] { return autograd::AnomalyMode::is_enabled(); },
         "Whether backward checks gradients for NaN.");
   m.def("_register_hook", [](py::handle t, py::handle fn) {

@@ -12,5 +12,7 @@ namespace ember::python {
 EMBER_API PyObject* grad_fn_object(const Tensor& t);
 /// Adds the node type, the engine entry point, grad modes and hooks to module m.
 EMBER_API void init_autograd(pybind11::module_& m);
+/// Adds the profiler's session and user-range entry points (python/csrc/Profiler.cpp).
+EMBER_API void init_profiler(pybind11::module_& m);
 
 }  // namespace ember::python

@@ -113,6 +113,7 @@ PYBIND11_MODULE(_C, m) {
     throw py::error_already_set();
   }
   init_autograd(m);
+  init_profiler(m);
   ember::PrintOptions options = ember::print_options();
   options.dtype_prefix = "ember.";
   ember::set_print_options(options);

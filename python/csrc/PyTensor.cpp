@@ -7,6 +7,7 @@
 #include "aten/autograd/Variable.h"
 #include "aten/native/MemoryFormats.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/alias.h"
 #include "ember/generated/ops/empty.h"
 #include "python/csrc/Autograd.h"
 #include "python/csrc/Convert.h"
@@ -167,6 +168,23 @@ PyObject* get_retains_grad(PyObject* self, void*) {
   return PyBool_FromLong(autograd::retains_grad(self_t(self)));
 }
 PyObject* get_is_inference(PyObject* self, void*) { Py_RETURN_FALSE; }
+// Tensor.as_subclass(cls): an object of the Tensor subclass cls over ember::alias(self), a
+// view that stays in the autograd graph (unlike _make_subclass, which detaches).
+PyObject* m_as_subclass(PyObject* self, PyObject* cls) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK_TYPE(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls),
+                                                         &TensorBaseType),
+                   "as_subclass(): expected 'cls' to be a subclass of ember.Tensor, but got ",
+                   PyType_Check(cls) ? reinterpret_cast<PyTypeObject*>(cls)->tp_name : Py_TYPE(cls)->tp_name);
+  auto* type = reinterpret_cast<PyTypeObject*>(cls);
+  Tensor t = alias(self_t(self));
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) return nullptr;
+  new (&as_pt(obj)->tensor) Tensor(std::move(t));
+  as_pt(obj)->tensor.impl()->set_pyobj(obj);
+  return obj;
+  EMBER_PY_END(nullptr)
+}
 PyObject* get_data(PyObject* self, void*) {
   EMBER_PY_BEGIN
   return wrap(autograd::detach(self_t(self)));
@@ -372,6 +390,103 @@ PyObject* m_make_subclass(PyObject*, PyObject* args) {
   EMBER_PY_END(nullptr)
 }
 
+
+// ---- geometry and storage hooks (ember/_tensor_breadth.py builds torch's in-place view ops,
+// resize_, set_ and storage() on these) ---------------------------------------------------
+
+std::vector<int64_t> int_sequence(PyObject* obj, const char* op, const char* what) {
+  EMBER_CHECK_TYPE(PyTuple_Check(obj) || PyList_Check(obj), op, "(): expected '", what,
+                   "' to be a tuple or list of ints, but got ", Py_TYPE(obj)->tp_name);
+  PyObject* seq = checked(PySequence_Fast(obj, what));
+  std::vector<int64_t> out;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(seq, i);
+    if (!PyLong_Check(item) || PyBool_Check(item)) {
+      Py_DECREF(seq);
+      EMBER_CHECK_TYPE(false, op, "(): expected '", what, "' to hold ints, but got ",
+                       Py_TYPE(item)->tp_name);
+    }
+    out.push_back(PyLong_AsLongLong(item));
+  }
+  Py_DECREF(seq);
+  if (PyErr_Occurred()) throw PythonError();
+  return out;
+}
+
+// _restride_(size, stride, storage_offset): gives this tensor (not a new view) that geometry
+// over its own storage, after checking every element it reaches lies inside the storage.
+PyObject* m_restride_(PyObject* self, PyObject* args) {
+  EMBER_PY_BEGIN
+  PyObject *size_obj = nullptr, *stride_obj = nullptr;
+  long long offset = 0;
+  if (!PyArg_ParseTuple(args, "OOL", &size_obj, &stride_obj, &offset)) return nullptr;
+  const Tensor& t = self_t(self);
+  const std::vector<int64_t> size = int_sequence(size_obj, "as_strided_", "size");
+  const std::vector<int64_t> stride = int_sequence(stride_obj, "as_strided_", "stride");
+  EMBER_CHECK_VALUE(size.size() == stride.size(), "as_strided_(): expected 'size' and 'stride' of "
+                    "the same length, but got ", size.size(), " and ", stride.size());
+  EMBER_CHECK_VALUE(offset >= 0, "as_strided_(): expected a non-negative storage offset, but got ",
+                    offset);
+  int64_t last = offset;
+  bool empty = false;
+  for (size_t i = 0; i < size.size(); ++i) {
+    EMBER_CHECK_VALUE(size[i] >= 0, "as_strided_(): expected non-negative sizes, but got ",
+                      IntArrayRef(size));
+    EMBER_CHECK_VALUE(stride[i] >= 0, "as_strided_(): expected non-negative strides, but got ",
+                      IntArrayRef(stride));
+    if (size[i] == 0) empty = true;
+    else last += (size[i] - 1) * stride[i];
+  }
+  const Storage& storage = t.impl()->storage();
+  const int64_t capacity = storage ? static_cast<int64_t>(storage->nbytes() / t.element_size()) : 0;
+  EMBER_CHECK_VALUE(empty || last < capacity, "as_strided_(): the geometry (size ", IntArrayRef(size),
+                    ", stride ", IntArrayRef(stride), ", offset ", offset, ") reaches element ", last,
+                    ", beyond the storage's ", capacity, " elements");
+  t.impl()->set_sizes_and_strides(size, stride, offset);
+  return Py_NewRef(self);
+  EMBER_PY_END(nullptr)
+}
+
+// _swap_tensor_(other): self and other exchange the tensors they wrap (each impl then points
+// back at its new Python object). The in-place view ops use it on tensors in the autograd
+// graph: self becomes the view, keeping its Python identity, and the graph stays right.
+PyObject* m_swap_tensor_(PyObject* self, PyObject* other) {
+  EMBER_PY_BEGIN
+  EMBER_CHECK_TYPE(is_tensor(other), "_swap_tensor_(): expected a Tensor, but got ",
+                   Py_TYPE(other)->tp_name);
+  if (other != self) {
+    std::swap(as_pt(self)->tensor, as_pt(other)->tensor);
+    for (PyObject* o : {self, other}) {
+      if (as_pt(o)->tensor.impl()->defined()) as_pt(o)->tensor.impl()->set_pyobj(o);
+    }
+  }
+  return Py_NewRef(self);
+  EMBER_PY_END(nullptr)
+}
+
+// _resize_(size): resize_ (contiguous with these sizes, growing the storage when needed).
+PyObject* m_resize_(PyObject* self, PyObject* args) {
+  EMBER_PY_BEGIN
+  PyObject* size_obj = nullptr;
+  if (!PyArg_ParseTuple(args, "O", &size_obj)) return nullptr;
+  self_t(self).impl()->resize(int_sequence(size_obj, "resize_", "size"));
+  return Py_NewRef(self);
+  EMBER_PY_END(nullptr)
+}
+
+// _storage_info(): (address of the storage's first byte, its bytes, an id shared by every
+// tensor over the same storage, whether it can grow).
+PyObject* m_storage_info(PyObject* self, PyObject*) {
+  EMBER_PY_BEGIN
+  const Storage& storage = self_t(self).impl()->storage();
+  if (!storage) return Py_BuildValue("(KnKO)", 0ULL, Py_ssize_t{0}, 0ULL, Py_False);
+  return Py_BuildValue("(KnKO)", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(storage->data())),
+                       static_cast<Py_ssize_t>(storage->nbytes()),
+                       static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(storage.impl())),
+                       storage->resizable() ? Py_True : Py_False);
+  EMBER_PY_END(nullptr)
+}
+
 std::vector<PyMethodDef> hand_methods = {
     {"_make_subclass", m_make_subclass, METH_VARARGS | METH_STATIC,
      "_make_subclass(cls, data, requires_grad=False): a cls object over a detached alias of data."},
@@ -379,6 +494,15 @@ std::vector<PyMethodDef> hand_methods = {
      METH_VARARGS | METH_KEYWORDS, "size(dim=None): the sizes, or the size of one dimension."},
     {"stride", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_stride)),
      METH_VARARGS | METH_KEYWORDS, "stride(dim=None): the strides in elements."},
+    {"as_subclass", m_as_subclass, METH_O,
+     "as_subclass(cls): a cls object over an alias of this tensor, kept in the autograd graph."},
+    {"_restride_", m_restride_, METH_VARARGS,
+     "_restride_(size, stride, offset): this tensor takes that geometry over its own storage."},
+    {"_swap_tensor_", m_swap_tensor_, METH_O,
+     "_swap_tensor_(other): self and other exchange the tensors they wrap."},
+    {"_resize_", m_resize_, METH_VARARGS, "_resize_(size): resize_ without the Python checks."},
+    {"_storage_info", m_storage_info, METH_NOARGS,
+     "(storage address, bytes, storage id, resizable) of the tensor's storage."},
     {"dim", m_dim, METH_NOARGS, "The number of dimensions."},
     {"ndimension", m_dim, METH_NOARGS, "The number of dimensions."},
     {"numel", m_numel, METH_NOARGS, "The number of elements."},

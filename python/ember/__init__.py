@@ -45,7 +45,7 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
     set_grad_enabled,
 )
 
-from ember import accelerator, amp, cuda, func, hub, onnx, random, return_types  # noqa: E402,F401
+from ember import accelerator, amp, cuda, func, hub, onnx, profiler, random, return_types  # noqa: E402,F401
 from ember.func import vmap  # noqa: E402,F401
 from ember.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from ember.random import get_rng_state, set_rng_state  # noqa: E402,F401
@@ -63,6 +63,13 @@ from ember import _tensor_aliases  # noqa: E402
 
 _tensor_aliases.install()
 _linalg_aliases.install(Tensor, _sys.modules[__name__])  # cross, lu, matrix_exp, addr_, ...
+# torch's remaining Tensor methods: in-place views, *_scatter, random fills, statistics, storages.
+from ember import _storage, _tensor_breadth, _tensor_legacy, _tensor_stats  # noqa: E402
+
+_tensor_breadth.install()
+_tensor_legacy.install()
+_tensor_stats.install()
+_storage.install()
 # Window functions and stft/istft over ember.fft.
 from ember import _signal  # noqa: E402
 

@@ -26,7 +26,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
     "linalg_lu_factor": ("LU", "pivots"), "linalg_lu": ("P", "L", "U"),
     "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
-    "frexp": ("mantissa", "exponent"),
+    "frexp": ("mantissa", "exponent"), "histogram": ("hist", "bin_edges"),
     "linalg_lu_factor_ex": ("LU", "pivots", "info"), "linalg_solve_ex": ("result", "info"),
     "linalg_ldl_factor_ex": ("LD", "pivots", "info"), "linalg_ldl_factor": ("LD", "pivots"),
     "geqrf": ("a", "tau"), "lu_unpack": ("P", "L", "U"), "triangular_solve": ("solution", "cloned_coefficient"),

@@ -190,3 +190,35 @@ def test_unfold_fold(kw):
     check_grads(lambda v: EF.fold(v, (6, 7), **kw), lambda v: TF.fold(v, (6, 7), **kw), c)
     with pytest.raises(RuntimeError, match="sliding blocks"):
         EF.fold(c[0][:, :, :-1], (6, 7), **kw)
+
+
+@pytest.mark.parametrize("fn,shape", [
+    ("dropout1d", (30, 40)), ("dropout1d", (3, 40, 5)),
+    ("dropout2d", (60, 40)), ("dropout2d", (3, 40, 5)), ("dropout2d", (2, 40, 3, 3)),
+    ("dropout2d", (2, 30, 40, 2, 2)), ("dropout3d", (40, 3, 2, 2)), ("dropout3d", (2, 40, 2, 2, 2)),
+    ("dropout3d", (20, 40, 2))], ids=str)
+def test_feature_dropout_ranks_as_torch(fn, shape):
+    """Which dims share a mask, and which ranks warn, for every rank torch accepts (its
+    dropout2d takes a 3-D input as [N, C, L] and a 2-D one element-wise)."""
+    import warnings
+
+    def run(lib, F):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = getattr(F, fn)(lib.ones(*shape), 0.5, True).numpy()
+        return y, sorted({str(x.message)[:40] for x in w})
+
+    ey, ew = run(ember, EF)
+    ty, tw = run(torch, torch.nn.functional)
+    assert ew == tw
+
+    def shared(y):   # the axes along which every mask is constant
+        return [ax for ax in range(y.ndim) if y.shape[ax] > 1 and (y == y.take([0], axis=ax)).all()]
+
+    assert shared(ey) == shared(ty)
+    assert set(np.unique(ey)) <= {0.0, 2.0}
+
+
+def test_dropout1d_bad_rank():
+    with pytest.raises(RuntimeError, match="dropout1d: Expected 2D or 3D input, but received a 4D"):
+        EF.dropout1d(ember.ones(1, 2, 3, 4))

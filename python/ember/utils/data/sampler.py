@@ -31,7 +31,7 @@ class SequentialSampler(Sampler):
 
 def _fresh_generator():
     """A generator seeded from the default generator, as PyTorch's samplers do."""
-    seed = int(ember.randint(0, 2 ** 62, (), dtype=ember.int64).item())
+    seed = int(ember.empty((), dtype=ember.int64).random_().item())
     generator = ember.Generator()
     generator.manual_seed(seed)
     return generator
