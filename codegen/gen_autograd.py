@@ -362,7 +362,11 @@ def kernel(f: NativeFunction, info: Info | None) -> str:
     diff_out = info.output_differentiability or (True,) * n
     lines.append("  if (grad_fn) {\n")
     for o, d, r in zip(outs, diff_out, s.returns):
-        if d and r.type.is_tensor:
+        if d and r.type.is_tensor and info.marker == "not_implemented" and n > 1:
+            # An op without a derivative: its integer results (pivots, info) get no history.
+            lines.append(f"    if (!{o}.defined() || is_floating_point({o}.dtype()) || is_complex({o}.dtype())) "
+                         f"set_history({o}, grad_fn);\n")
+        elif d and r.type.is_tensor:
             lines.append(f"    set_history({o}, grad_fn);\n")
     lines += [f"    {x}\n" for x in sv.save_after]
     lines.append("  }\n  return out;\n")

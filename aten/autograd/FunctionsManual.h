@@ -173,6 +173,10 @@ EMBER_API Tensor det_backward(const Tensor& grad, const Tensor& A, const Tensor&
 EMBER_API Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L);
 EMBER_API Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R,
                                     std::string_view mode);
+/// The gradient of A from that of linalg_lu_factor_ex's packed LU (A = P L U, any m x n).
+EMBER_API Tensor linalg_lu_factor_ex_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots);
+/// The gradient of a real A from those of linalg_eig's complex eigenvalues L and eigenvectors V.
+EMBER_API Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V);
 EMBER_API Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V);
 EMBER_API Tensor linalg_svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U,
                                      const Tensor& S, const Tensor& Vh, bool full_matrices);

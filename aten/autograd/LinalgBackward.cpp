@@ -7,7 +7,10 @@
 #include "aten/TensorOperators.h"
 #include "aten/autograd/FunctionsManual.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/abs.h"
+#include "ember/generated/ops/amax.h"
 #include "ember/generated/ops/cat.h"
+#include "ember/generated/ops/conj_physical.h"
 #include "ember/generated/ops/diag_embed.h"
 #include "ember/generated/ops/diagonal.h"
 #include "ember/generated/ops/eq.h"
@@ -17,11 +20,13 @@
 #include "ember/generated/ops/linalg_solve.h"
 #include "ember/generated/ops/linalg_solve_triangular.h"
 #include "ember/generated/ops/linalg_svd.h"
+#include "ember/generated/ops/lu_unpack.h"
 #include "ember/generated/ops/matmul.h"
 #include "ember/generated/ops/prod.h"
 #include "ember/generated/ops/sum.h"
 #include "ember/generated/ops/tril.h"
 #include "ember/generated/ops/triu.h"
+#include "ember/generated/ops/view_as_real.h"
 #include "ember/generated/ops/where.h"
 #include "ember/generated/ops/zeros_like.h"
 
@@ -58,7 +63,88 @@ Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, con
   return ember::linalg_solve_triangular(mT(R), b, /*upper=*/false, /*left=*/false, false);
 }
 
+// The square LU backward without P: A = L U (L unit lower), M = L^{-1} dA U^{-1} splits into
+// L^{-1} dL (strictly lower) and dU U^{-1} (upper), so gA = L^{-T} (tril_{-1}(L^T gL) + triu(gU U^T)) U^{-T}.
+Tensor lu_backward_square(const Tensor& gL, const Tensor& gU, const Tensor& L, const Tensor& U) {
+  Tensor phi;
+  if (gL.defined()) phi = ember::tril(ember::matmul(mT(L), gL), -1);
+  if (gU.defined()) phi = add_defined(phi, ember::triu(ember::matmul(gU, mT(U))));
+  const Tensor X = ember::linalg_solve_triangular(mT(L), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+  return ember::linalg_solve_triangular(mT(U), X, /*upper=*/false, /*left=*/false, false);
+}
+
+// The real and imaginary parts of a complex tensor, as real tensors.
+std::pair<Tensor, Tensor> re_im(const Tensor& z) {
+  const Tensor r = ember::view_as_real(z.contiguous());
+  return {r.select(-1, 0), r.select(-1, 1)};
+}
+
+// Re(X) for the complex X with C X = B, through the real system [[Cr, -Ci], [Ci, Cr]] [Xr; Xi] =
+// [Br; Bi] (linalg_solve is real).
+Tensor real_of_complex_solve(const Tensor& C, const Tensor& B) {
+  auto [Cr, Ci] = re_im(C);
+  auto [Br, Bi] = re_im(B);
+  const Tensor big = ember::cat({ember::cat({Cr, -Ci}, -1), ember::cat({Ci, Cr}, -1)}, -2);
+  const Tensor X = ember::linalg_solve(big, ember::cat({Br, Bi}, -2), true);
+  return X.narrow(-2, 0, C.size(-1));
+}
+
 }  // namespace
+
+Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
+  // With M = V^-1 dA V: dL = diag(M), dV = V (M / E + diag(c)) where E_ij = L_j - L_i off the
+  // diagonal and the real c keeps the columns unit (Re(v_i^H dv_i) = 0). Collecting the terms:
+  // gA = Re(V^-H Q V^H), Q = (G - V^H V diag(Re G)) / conj(E) off the diagonal, diag(Q) = gL,
+  // with G = V^H gV (A is real: eig refuses complex input).
+  if (!gL.defined() && !gV.defined()) return Tensor();
+  const int64_t n = L.size(-1);
+  const Tensor Vh = ember::conj_physical(mT(V));
+  const Tensor eye = eye_of(n, V);
+  Tensor Q;
+  if (gV.defined()) {
+    const Tensor G = ember::matmul(Vh, gV);
+    auto [reG, imG] = re_im(G.diagonal(0, -2, -1));
+    // A loss that depends on each eigenvector's phase (v -> v e^{i phi}) has no gradient.
+    if (G.numel() > 0) {
+      const double scale = 1.0 + ember::amax(ember::abs(G), {}, false).item().to_double();
+      const double tol = V.scalar_type() == ScalarType::ComplexFloat ? 1e-3 : 1e-6;
+      EMBER_CHECK(ember::amax(ember::abs(imG), {}, false).item().to_double() <= tol * scale,
+                  "linalg_eig_backward(): the eigenvectors are only defined up to a phase e^{i phi} and the "
+                  "loss depends on it, so its gradient is not defined; use a loss invariant to the phases "
+                  "(of |V|, for instance)");
+    }
+    const Tensor P = G - ember::matmul(Vh, V * reG.unsqueeze(-2));
+    const Tensor Lc = ember::conj_physical(L);
+    Q = P / (Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + eye) * (1 - eye);
+  }
+  if (gL.defined()) Q = add_defined(Q, ember::diag_embed(gL));
+  return real_of_complex_solve(Vh, ember::matmul(Q, Vh));
+}
+
+Tensor linalg_lu_factor_ex_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots) {
+  if (!grad.defined()) return Tensor();
+  auto [P, L, U] = ember::lu_unpack(LU, pivots, true, true);
+  const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
+  const Tensor gL = ember::tril(grad, -1).narrow(-1, 0, k);
+  const Tensor gU = ember::triu(grad).narrow(-2, 0, k);
+  Tensor gA;
+  if (m == n) {
+    gA = lu_backward_square(gL, gU, L, U);
+  } else if (m > n) {
+    // P^T A = [L1; L2] U: L2 = A2 U^{-1}, so gA2 = gL2 U^{-T} and U also gets -L2^T gA2.
+    const Tensor L1 = L.narrow(-2, 0, n), L2 = L.narrow(-2, n, m - n);
+    const Tensor gA2 = ember::linalg_solve_triangular(mT(U), gL.narrow(-2, n, m - n), false, false, false);
+    const Tensor gA1 = lu_backward_square(gL.narrow(-2, 0, n), gU - ember::matmul(mT(L2), gA2), L1, U);
+    gA = ember::cat({gA1, gA2}, -2);
+  } else {
+    // P^T A = L [U1 U2]: U2 = L^{-1} A2, so gA2 = L^{-T} gU2 and L also gets -gA2 U2^T.
+    const Tensor U1 = U.narrow(-1, 0, m), U2 = U.narrow(-1, m, n - m);
+    const Tensor gA2 = ember::linalg_solve_triangular(mT(L), gU.narrow(-1, m, n - m), true, true, true);
+    const Tensor gA1 = lu_backward_square(gL - ember::matmul(gA2, mT(U2)), gU.narrow(-1, 0, m), L, U1);
+    gA = ember::cat({gA1, gA2}, -1);
+  }
+  return ember::matmul(P, gA);
+}
 
 std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& B,
                                                  const Tensor& X, bool left,

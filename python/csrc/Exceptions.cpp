@@ -3,6 +3,7 @@
 #include <new>
 
 #include "c10/util/Exception.h"
+#include "c10/util/LinAlgError.h"
 
 namespace ember::python {
 namespace {
@@ -15,6 +16,8 @@ namespace {
 // Argument-parser errors stay plain TypeError, as PyTorch's.
 PyObject* value_error_type = nullptr;
 PyObject* type_error_type = nullptr;
+// ember._C._LinAlgError (ember.linalg.LinAlgError): a RuntimeError, as torch._C._LinAlgError.
+PyObject* linalg_error_type = nullptr;
 
 PyObject* dual(const char* name, PyObject* a, PyObject* b, const char* doc) {
   PyObject* bases = PyTuple_Pack(2, a, b);
@@ -32,9 +35,14 @@ void init_exceptions(PyObject* module) {
   type_error_type = dual("ember.errors.TypeError", PyExc_TypeError, PyExc_NotImplementedError,
                          "A dtype or type an op does not take: a TypeError that is also a "
                          "NotImplementedError (and so a RuntimeError).");
-  if (!value_error_type || !type_error_type ||
+  linalg_error_type = PyErr_NewExceptionWithDoc(
+      "ember.linalg.LinAlgError", "A matrix a linear-algebra op cannot handle (singular, not "
+      "positive-definite, no convergence): a RuntimeError, as torch.linalg.LinAlgError.",
+      PyExc_RuntimeError, nullptr);
+  if (!value_error_type || !type_error_type || !linalg_error_type ||
       PyModule_AddObjectRef(module, "_ValueError", value_error_type) < 0 ||
-      PyModule_AddObjectRef(module, "_TypeError", type_error_type) < 0) {
+      PyModule_AddObjectRef(module, "_TypeError", type_error_type) < 0 ||
+      PyModule_AddObjectRef(module, "_LinAlgError", linalg_error_type) < 0) {
     throw PythonError();
   }
 }
@@ -54,6 +62,8 @@ void set_python_error_from_current_exception() {
     PyErr_SetString(type_error_type ? type_error_type : PyExc_TypeError, e.what());
   } catch (const ember::NotImplementedError& e) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const ember::LinAlgError& e) {
+    PyErr_SetString(linalg_error_type ? linalg_error_type : PyExc_RuntimeError, e.what());
   } catch (const ember::Error& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (const std::bad_alloc&) {

@@ -35,6 +35,7 @@ from ember._creation import (  # noqa: E402,F401
 from ember import autograd, backends, cpu, errors, fft, linalg, nn, ops, special, testing  # noqa: E402,F401
 from ember import distributions, optim, utils  # noqa: E402,F401
 from ember.serialization import load, save  # noqa: E402,F401
+from ember import _linalg_aliases  # noqa: E402
 from ember._linalg_aliases import cholesky, det, inverse, pinverse, qr, slogdet, svd  # noqa: E402,F401
 from ember.nn.functional import (  # noqa: E402,F401
     conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d,
@@ -61,6 +62,7 @@ return_types.install({"Tensor": Tensor, "ember": _sys.modules[__name__], "linalg
 from ember import _tensor_aliases  # noqa: E402
 
 _tensor_aliases.install()
+_linalg_aliases.install(Tensor, _sys.modules[__name__])  # cross, lu, matrix_exp, addr_, ...
 # torch's remaining Tensor methods: in-place views, *_scatter, random fills, statistics, storages.
 from ember import _storage, _tensor_breadth, _tensor_legacy, _tensor_stats  # noqa: E402
 

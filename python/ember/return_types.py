@@ -27,6 +27,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "linalg_lu_factor": ("LU", "pivots"), "linalg_lu": ("P", "L", "U"),
     "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
     "frexp": ("mantissa", "exponent"), "histogram": ("hist", "bin_edges"),
+    "linalg_lu_factor_ex": ("LU", "pivots", "info"), "linalg_solve_ex": ("result", "info"),
+    "linalg_ldl_factor_ex": ("LD", "pivots", "info"), "linalg_ldl_factor": ("LD", "pivots"),
+    "geqrf": ("a", "tau"), "lu_unpack": ("P", "L", "U"), "triangular_solve": ("solution", "cloned_coefficient"),
 }
 
 # Which ember callables return which type: (namespace, name) -> type name. "Tensor" is the
@@ -34,11 +37,12 @@ FIELDS: dict[str, tuple[str, ...]] = {
 # max(x, y)) passes through unwrapped.
 OPS: dict[tuple[str, str], str] = {}
 for _op in ("max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode",
-            "cummax", "cummin", "aminmax", "frexp"):
+            "cummax", "cummin", "aminmax", "frexp", "geqrf"):
     OPS[("Tensor", _op)] = OPS[("ember", _op)] = _op
 for _op in ("slogdet", "eigh", "eig", "svd", "qr", "lstsq", "lu_factor", "lu", "inv_ex",
-            "cholesky_ex"):
+            "cholesky_ex", "lu_factor_ex", "ldl_factor_ex", "solve_ex", "ldl_factor"):
     OPS[("linalg", _op)] = "linalg_" + _op
+OPS[("ember", "lu_unpack")] = "lu_unpack"
 del _op
 
 

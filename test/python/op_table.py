@@ -245,6 +245,9 @@ def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np
         a = rng.integers(-10, 11, shape) / 8.0
     elif kind == "labels":  # CTC targets: classes 1..3 (0 is the blank)
         a = rng.integers(1, 4, shape)
+    elif kind == "pivots":  # LAPACK's 1-based row interchanges: pivots[..., i] in [i + 1, k]
+        k = shape[-1] if len(shape) else 1
+        a = np.arange(1, k + 1) + rng.integers(0, k - np.arange(k), shape) if k else np.zeros(shape)
     elif kind == "distinct":  # no index twice (writes whose order would matter)
         a = rng.permutation(int(np.prod(shape))).reshape(shape)
     elif kind in ("weights", "negweights"):

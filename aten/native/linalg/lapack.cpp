@@ -15,9 +15,11 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/linalg/Blas.h"
+#include "aten/native/linalg/LapackBuffers.h"
 #include "aten/native/linalg/LinalgChecks.h"
 #include "c10/core/Threads.h"
 #include "c10/util/Exception.h"
+#include "c10/util/LinAlgError.h"
 #include "ember/generated/ops/empty.h"
 #include "ember/generated/ops/tril.h"
 #include "ember/generated/ops/zeros.h"
@@ -26,16 +28,7 @@ namespace ember::native {
 namespace {
 
 using namespace linalg_checks;
-
-// Note [LAPACK buffers]
-// LAPACK reads column-major matrices. A kernel copies each (..., r, c) input into a fresh
-// contiguous (..., c, r) tensor (its transpose), whose matrices LAPACK reads in place as
-// column-major r x c matrices with leading dimension r, and returns results as transposed
-// views of such buffers: column-major results, as PyTorch returns them.
-
-std::vector<int64_t> batch_of(const Tensor& t) {
-  return std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 2);
-}
+using namespace lapack;
 
 // The broadcast of two batch shapes (PyTorch raises RuntimeError here, as this does).
 std::vector<int64_t> broadcast_batch(const char* op, const Tensor& a, const char* an, const Tensor& b,
@@ -52,47 +45,8 @@ std::vector<int64_t> broadcast_batch(const char* op, const Tensor& a, const char
   return x;
 }
 
-std::vector<int64_t> with_matrix(std::vector<int64_t> batch, int64_t rows, int64_t cols) {
-  batch.push_back(rows);
-  batch.push_back(cols);
-  return batch;
-}
-
-int64_t numel_of(const std::vector<int64_t>& sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
-
-// A fresh buffer holding t's matrices column-major (Note [LAPACK buffers]).
-Tensor column_major(const Tensor& t) {
-  std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
-  std::swap(sizes[sizes.size() - 1], sizes[sizes.size() - 2]);
-  Tensor buf = ember::empty(sizes, t.options());
-  buf.copy_(t.transpose(-2, -1));
-  return buf;
-}
-
-// The matrices a buffer holds, as a (..., r, c) view (Note [LAPACK buffers]).
-Tensor from_column_major(const Tensor& buf) { return buf.transpose(-2, -1); }
-
-// LAPACK sizes (LP64: 32-bit), at least 1 where LAPACK wants a leading dimension.
-lapack_int li(int64_t v) { return static_cast<lapack_int>(v); }
-lapack_int ld(int64_t v) { return static_cast<lapack_int>(std::max<int64_t>(v, 1)); }
-
 // OpenBLAS's threads for one call: Ember's count, one inside a parallel region (Blas.h).
 void set_lapack_threads() { set_blas_threads(); }
-
-template <class F>
-void dispatch_lapack(ScalarType t, F&& f) {
-  if (t == ScalarType::Float) f(TypeTag<float>{});
-  else f(TypeTag<double>{});
-}
-
-// " (Batch element 3)" where there is a batch, as PyTorch words LAPACK errors.
-std::string batch_element(int64_t batch, int64_t b) {
-  return batch > 1 ? "(batch element " + std::to_string(b) + "): " : "";
-}
 
 // ---- typed LAPACKE entry points --------------------------------------------------------------
 
@@ -118,12 +72,6 @@ lapack_int getrf(lapack_int n, double* a, lapack_int* piv) {
 }
 lapack_int potrf(char uplo, lapack_int n, float* a) { return LAPACKE_spotrf(LAPACK_COL_MAJOR, uplo, n, a, ld(n)); }
 lapack_int potrf(char uplo, lapack_int n, double* a) { return LAPACKE_dpotrf(LAPACK_COL_MAJOR, uplo, n, a, ld(n)); }
-lapack_int geqrf(lapack_int m, lapack_int n, float* a, float* tau) {
-  return LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, a, ld(m), tau);
-}
-lapack_int geqrf(lapack_int m, lapack_int n, double* a, double* tau) {
-  return LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, a, ld(m), tau);
-}
 lapack_int orgqr(lapack_int m, lapack_int n, lapack_int k, float* a, const float* tau) {
   return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, n, k, a, ld(m), tau);
 }
@@ -202,7 +150,7 @@ Tensor linalg_solve_cpu(const Tensor& A, const Tensor& B, bool left) {
     set_lapack_threads();
     for (int64_t b = 0; b < count && n > 0; ++b) {
       const lapack_int info = gesv(li(n), li(k), pa + b * n * n, piv.data(), px + b * n * k);
-      EMBER_CHECK(info == 0, op, "(): ", batch_element(count, b), "the solver failed because the input "
+      EMBER_CHECK_LINALG(info == 0, op, "(): ", batch_element(count, b), "the solver failed because the input "
                   "matrix is singular");
     }
   });
@@ -285,22 +233,27 @@ Tensor linalg_det_cpu(const Tensor& A) {
   return det;
 }
 
-Tensor linalg_cholesky_cpu(const Tensor& self, bool upper) {
-  const char* op = "linalg_cholesky";
+namespace {
+
+// The Cholesky factors of self's matrices; each potrf info goes to info (int32, batch shape)
+// when it is defined, and raises LinAlgError when check_errors.
+Tensor cholesky_factor(const char* op, const Tensor& self, bool upper, const Tensor& info, bool check_errors) {
   check_square(op, "self", self);
   const int64_t n = self.size(-1);
   Tensor a = column_major(self);
   const int64_t count = batch_numel(self.sizes());
+  int32_t* pi = info.defined() ? static_cast<int32_t*>(info.data_ptr()) : nullptr;
   dispatch_lapack(self.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* pa = static_cast<T*>(a.data_ptr());
     set_lapack_threads();
     for (int64_t b = 0; b < count && n > 0; ++b) {
       T* m = pa + b * n * n;
-      const lapack_int info = potrf(upper ? 'U' : 'L', li(n), m);
-      EMBER_CHECK(info == 0, op, "(): ", batch_element(count, b), "the factorization could not be "
-                  "completed because the input is not positive-definite (the leading minor of order ",
-                  info, " is not positive-definite)");
+      const lapack_int status = potrf(upper ? 'U' : 'L', li(n), m);
+      if (pi) pi[b] = status;
+      EMBER_CHECK_LINALG(!check_errors || status == 0, op, "(): ", batch_element(count, b), "the "
+                         "factorization could not be completed because the input is not positive-definite "
+                         "(the leading minor of order ", status, " is not positive-definite)");
       // Zero the triangle LAPACK left untouched (column j holds rows 0..n-1).
       for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = 0; i < n; ++i) {
@@ -310,6 +263,20 @@ Tensor linalg_cholesky_cpu(const Tensor& self, bool upper) {
     }
   });
   return from_column_major(a);
+}
+
+}  // namespace
+
+Tensor linalg_cholesky_cpu(const Tensor& self, bool upper) {
+  return cholesky_factor("linalg_cholesky", self, upper, Tensor(), true);
+}
+
+std::tuple<Tensor, Tensor> linalg_cholesky_ex_cpu(const Tensor& self, bool upper, bool check_errors) {
+  const char* op = "linalg_cholesky_ex";
+  check_square(op, "self", self);
+  Tensor info = ember::zeros(batch_of(self), self.options().dtype(ScalarType::Int));
+  Tensor L = cholesky_factor(op, self, upper, info, check_errors);
+  return {L, info};
 }
 
 std::tuple<Tensor, Tensor> linalg_qr_cpu(const Tensor& A, std::string_view mode) {
@@ -372,7 +339,7 @@ std::tuple<Tensor, Tensor> linalg_eigh_cpu(const Tensor& self, std::string_view 
     set_lapack_threads();
     for (int64_t b = 0; b < count && n > 0; ++b) {
       const lapack_int info = syevd(uplo, li(n), pa + b * n * n, pw + b * n);
-      EMBER_CHECK(info == 0, op, "(): ", batch_element(count, b), "the algorithm failed to converge "
+      EMBER_CHECK_LINALG(info == 0, op, "(): ", batch_element(count, b), "the algorithm failed to converge "
                   "because the input matrix is ill-conditioned or has too many repeated eigenvalues "
                   "(error code: ", info, ")");
     }
@@ -414,7 +381,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_svd_cpu(const Tensor& A, bool full_mat
       }
       const lapack_int info = gesdd(full_matrices ? 'A' : 'S', li(m), li(n), pa + b * m * n, ps + b * k,
                                     ub, ld(m), vtb, ld(vt_rows));
-      EMBER_CHECK(info == 0, op, "(): ", batch_element(count, b), "the algorithm failed to converge "
+      EMBER_CHECK_LINALG(info == 0, op, "(): ", batch_element(count, b), "the algorithm failed to converge "
                   "because the input matrix is ill-conditioned or has too many repeated singular values "
                   "(error code: ", info, ")");
     }

@@ -18,6 +18,8 @@
 #include "ember/generated/ops/clamp_min.h"
 #include "ember/generated/ops/empty.h"
 #include "ember/generated/ops/eye.h"
+#include "ember/generated/ops/tril.h"
+#include "ember/generated/ops/triu.h"
 #include "ember/generated/ops/gt.h"
 #include "ember/generated/ops/linalg_eigh.h"
 #include "ember/generated/ops/linalg_pinv.h"
@@ -110,6 +112,50 @@ Tensor logdet(const Tensor& self) {
   check_square("logdet", "self", self);
   auto [sign, logabsdet] = ember::linalg_slogdet(self);
   return ember::where(ember::lt(sign, 0), std::numeric_limits<double>::quiet_NaN(), logabsdet);
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data,
+                                             bool unpack_pivots) {
+  const char* op = "lu_unpack";
+  EMBER_CHECK(LU_data.dim() >= 2, op, "(): expected 'LU_data' to have at least 2 dimensions, but got a ",
+              LU_data.dim(), "-d tensor");
+  const int64_t m = LU_data.size(-2), n = LU_data.size(-1), k = std::min(m, n);
+  const TensorOptions options = LU_data.options();
+  Tensor P = ember::empty({0}, options), L = ember::empty({0}, options), U = ember::empty({0}, options);
+  if (unpack_data) {
+    L = ember::tril(LU_data, -1).narrow(-1, 0, k) + ember::eye(m, k, options);
+    U = ember::triu(LU_data).narrow(-2, 0, k);
+  }
+  if (!unpack_pivots) return {P, L, U};
+  EMBER_CHECK(LU_pivots.scalar_type() == ScalarType::Int, op, "(): expected 'LU_pivots' to be an int32 "
+              "tensor, but got ", LU_pivots.scalar_type());
+  std::vector<int64_t> batch(LU_data.sizes().begin(), LU_data.sizes().end() - 2);
+  std::vector<int64_t> piv_sizes = batch;
+  piv_sizes.push_back(k);
+  EMBER_CHECK(LU_pivots.sizes() == IntArrayRef(piv_sizes), op, "(): expected 'LU_pivots' to have shape ",
+              IntArrayRef(piv_sizes), " (LU_data's batch and min(m, n)), but got ", LU_pivots.sizes());
+  // Row i of A was swapped with row pivots[i] - 1, in order; P^T A = A[perm], so P[perm[i], i] = 1.
+  const Tensor piv = LU_pivots.contiguous();
+  const auto* pp = static_cast<const int32_t*>(piv.data_ptr());
+  std::vector<int64_t> p_sizes = batch;
+  p_sizes.push_back(m);
+  p_sizes.push_back(m);
+  Tensor Pd = ember::zeros(p_sizes, options.dtype(ScalarType::Double));
+  auto* pd = static_cast<double*>(Pd.data_ptr());
+  int64_t count = 1;
+  for (int64_t s : batch) count *= s;
+  std::vector<int64_t> perm(m);
+  for (int64_t b = 0; b < count; ++b) {
+    for (int64_t i = 0; i < m; ++i) perm[i] = i;
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t j = pp[b * k + i] - 1;
+      EMBER_CHECK(j >= i && j < m, op, "(): expected 'LU_pivots' to hold getrf's pivots (pivots[i] in [i + 1, ",
+                  m, "]), but got ", j + 1, " at position ", i);
+      std::swap(perm[i], perm[j]);
+    }
+    for (int64_t i = 0; i < m; ++i) pd[b * m * m + perm[i] * m + i] = 1;
+  }
+  return {Pd.to(LU_data.scalar_type()), L, U};
 }
 
 Tensor linalg_eigvalsh(const Tensor& self, std::string_view UPLO) {
