@@ -1,9 +1,7 @@
 """ember.special, as torch.special: the operators the YAML marks `python_module: special`
 (without "special_"), torch's aliases of Ember's own operators, and the functions that are
 exact compositions of them (ndtr, ndtri, sinc, xlogy, xlog1py, entr, multigammaln), whose
-gradients come from their parts. The special functions that need kernels of their own
-(Bessel functions, orthogonal polynomials, incomplete gammas, zeta, erfcx, log_ndtr, i0)
-are not here yet."""
+gradients come from their parts."""
 import math as _math
 
 import ember as _ember
@@ -21,10 +19,14 @@ erfinv = _ember.erfinv
 exp2 = _ember.exp2
 expit = _ember.sigmoid
 expm1 = _ember.expm1
+gammainc = _ember.igamma
+gammaincc = _ember.igammac
 gammaln = _ember.lgamma
+i0 = _ember.i0
 log1p = _ember.log1p
 logit = _ember.logit
 logsumexp = _ember.logsumexp
+polygamma = _ember.polygamma
 round = _ember.round  # noqa: A001 (torch.special.round)
 
 
