@@ -8,8 +8,6 @@
 #include "aten/native/TensorIterator.h"
 #include "aten/native/unary.h"
 #include "c10/util/Exception.h"
-#include "ember/generated/ops/all.h"
-#include "ember/generated/ops/gt.h"
 #include "ember/generated/ops/lgamma.h"
 #include "ember/generated/ops/polygamma.h"
 
@@ -33,15 +31,13 @@ Tensor& polygamma_(Tensor& self, int64_t n) {
 }
 
 // Note [mvlgamma]: log Gamma_p(a) = p (p - 1) / 4 log(pi) + sum over j < p of lgamma(a - j / 2),
-// defined for a > (p - 1) / 2 (PyTorch refuses any other element, NaN included).
+// defined for a > (p - 1) / 2; as PyTorch 2.13's, other elements are not refused (they give
+// the sum's value).
 Tensor mvlgamma(const Tensor& self, int64_t p) {
   EMBER_CHECK(p >= 1, "mvlgamma(): expected 'p' to be greater than or equal to 1, but got ", p);
   EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(self.dtype()), "mvlgamma(): not implemented for '",
                               self.dtype(), "'");
   const Tensor a = is_floating_point(self.dtype()) ? self : self.to(float_result_type(self.dtype()));
-  const double bound = static_cast<double>(p - 1) / 2;
-  EMBER_CHECK(a.numel() == 0 || ember::all(ember::gt(a, bound)).item().to_long() != 0,
-              "mvlgamma(): All elements must be greater than (p-1)/2 = ", bound);
   constexpr double kLogPi = 1.14472988584940017414342735135305871;
   Tensor out = ember::lgamma(a);
   for (int64_t j = 1; j < p; ++j) out = out + ember::lgamma(a - Scalar(static_cast<double>(j) / 2));

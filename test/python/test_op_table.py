@@ -23,9 +23,10 @@ from op_table import ALL, COMPLEX, FLOATS, INTS, Case, Dt, Fmt, Gen, TensorSpec
 from op_rows import *  # noqa: F401,F403
 from op_rows_fft import ROWS_FFT
 from op_rows_nn import ROWS_NN
+from op_rows_special import ROWS_SPECIAL
 from op_rows_tensor import ROWS_TENSOR
 
-ROW_LIST: list[Row] = ROWS_TENSOR + ROWS_NN + ROWS_FFT
+ROW_LIST: list[Row] = ROWS_TENSOR + ROWS_NN + ROWS_FFT + ROWS_SPECIAL
 ROWS = {row.key: row for row in ROW_LIST}
 OPS = ot.load_ops()
 
