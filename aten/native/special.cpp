@@ -24,6 +24,8 @@ TensorMeta polygamma_meta(int64_t n, const Tensor& self) {
 Tensor polygamma(const Tensor& self, int64_t n) { return ember::polygamma(n, self); }
 
 Tensor& polygamma_(Tensor& self, int64_t n) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(self.dtype()), "polygamma_(): not implemented for '",
+                              self.dtype(), "'");
   EMBER_CHECK(is_floating_point(self.dtype()), "polygamma_(): result type Float can't be cast to "
               "the desired output type ", self.dtype());
   self.copy_(ember::polygamma(n, self));
@@ -41,10 +43,13 @@ Tensor mvlgamma(const Tensor& self, int64_t p) {
   constexpr double kLogPi = 1.14472988584940017414342735135305871;
   Tensor out = ember::lgamma(a);
   for (int64_t j = 1; j < p; ++j) out = out + ember::lgamma(a - Scalar(static_cast<double>(j) / 2));
-  return out + Scalar(static_cast<double>(p) * static_cast<double>(p - 1) / 4 * kLogPi);
+  // PyTorch sums over a new last dimension: its result is contiguous whatever self's strides.
+  return (out + Scalar(static_cast<double>(p) * static_cast<double>(p - 1) / 4 * kLogPi)).contiguous();
 }
 
 Tensor& mvlgamma_(Tensor& self, int64_t p) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(self.dtype()), "mvlgamma_(): not implemented for '",
+                              self.dtype(), "'");
   EMBER_CHECK(is_floating_point(self.dtype()), "mvlgamma_(): result type Float can't be cast to "
               "the desired output type ", self.dtype());
   self.copy_(mvlgamma(self, p));

@@ -57,9 +57,12 @@ ROWS_SPECIAL: list[Row] = [
       for key in ("special_zeta.other_scalar_out", "special_zeta.other_scalar")],
     Row("special_zeta.self_scalar", dtypes=SPECIAL_DTYPES, self_keyword="self",
         pools={"self": [2, 3.5, 1, 0.5]}, extra=[{"other": TensorSpec("float64", values="edge")}]),
-    # polygamma: orders 0 (digamma), 1 (trigamma), 2 and 3; a negative order is refused.
-    *[Row(key, dtypes=FLOATS + ("int64", "bool", "complex64"), pools={"n": [1, 0, 2, 3]},
-          extra=[{"self": TensorSpec(d, values="edge")} for d in ("float32", "float64")],
+    # polygamma: orders 0 (digamma), 1 (trigamma), 2 and 3; a negative order is refused
+    # (torch's trigamma, n = 1, is off by ~3e-7 relatively: float32 only, where that is within
+    # the tolerance; test_special_breadth.py compares it with scipy.)
+    *[Row(key, dtypes=FLOATS + ("int64", "bool", "complex64"), pools={"n": [2, 0, 3]},
+          extra=[{"self": TensorSpec(d, values="edge")} for d in ("float32", "float64")]
+          + [{"self": TensorSpec("float32"), "n": 1}],
           bad=[{"n": -1}])
       for key in ("polygamma.out", "polygamma", "polygamma.method", "polygamma_")],
     *[Row(key, dtypes=("float32", "float64", "int64", "complex64"), values={"self": "positive"},
@@ -69,12 +72,14 @@ ROWS_SPECIAL: list[Row] = [
     # The polynomials: x and n tensors (broadcast; n truncated), a number n, a number x.
     *[Row(key, dtypes=SPECIAL_DTYPES, shapes={"n": (4,)},
           arg_dtypes={"n": ("int64", "float32", "float64")},
-          extra=[{"x": TensorSpec("float64", values="edge"), "n": TensorSpec("int64", shape=(4,))},
+          # No NaN x: torch's value there depends on the loop path (U_2(NaN) is inf for a
+          # number n, 0 for some tensor n); test_special_breadth.py checks inf and NaN.
+          extra=[{"x": TensorSpec("float64", values="unit"), "n": TensorSpec("int64", shape=(4,))},
                  {"x": TensorSpec("float32", values="unit"), "n": TensorSpec("float32", shape=(4,), values="counts")}],
           bad=[{"n": TensorSpec("float32", shape=(2,))}], self_keyword="x")
       for op in POLYNOMIALS for key in (f"{op}.out", op)],
     *[Row(key, dtypes=SPECIAL_DTYPES, pools={"n": DEGREES},
-          extra=[{"x": TensorSpec("float64", values="edge")}, {"x": TensorSpec("float32", values="unit"), "n": 8}],
+          extra=[{"x": TensorSpec("float64", values="unit")}, {"x": TensorSpec("float32", values="unit"), "n": 8}],
           self_keyword="x")
       for op in POLYNOMIALS for key in (f"{op}.n_scalar_out", f"{op}.n_scalar")],
     *[Row(f"{op}.x_scalar", dtypes=SPECIAL_DTYPES, pools={"x": [0.5, -1.25, 2, 1]},

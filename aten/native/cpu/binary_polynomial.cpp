@@ -160,28 +160,31 @@ using LaguerreL = PolyFn<Poly::L, false>;
 using LegendreP = PolyFn<Poly::P, false>;
 
 // The polynomials, as PyTorch, compute in float32 or float64 only.
-void check_polynomial_dtype(const char* name, Operand a, Operand b) {
+ScalarType check_polynomial_dtype(const char* name, Operand a, Operand b) {
   const ScalarType t = binary_compute_type(BinaryDtypes::ToFloat, name, a, b);
   EMBER_CHECK_NOT_IMPLEMENTED(t == ScalarType::Float || t == ScalarType::Double, name,
                               "(): not implemented for '", t, "'");
+  return t;
 }
 
 }  // namespace
 
-// The three kernels of polynomial `op` (functor F): Tensor x and n, a number n, a number x.
+// The three kernels of polynomial `op` (functor F): Tensor x and n, a number n, a number x
+// (the functors run in the baseline copy only: Note [Binary copies]).
 #define EMBER_POLYNOMIAL_KERNELS(op, F)                                                         \
   void op##_out_cpu(const Tensor& x, const Tensor& n, const Tensor& out) {                    \
+    if (kWideCpuCopy) return ::ember::native::op##_out_cpu(x, n, out);                         \
     check_polynomial_dtype(#op, x, n);                                                         \
-    binary_functor_cpu<F>(#op, x, n, out, [&] { ::ember::native::op##_out_cpu(x, n, out); }); \
+    binary_functor_cpu<F>(#op, x, n, out, [] {});                                              \
   }                                                                                            \
   void op##_n_scalar_out_cpu(const Tensor& x, const Scalar& n, const Tensor& out) {           \
+    if (kWideCpuCopy) return ::ember::native::op##_n_scalar_out_cpu(x, n, out);                \
     check_polynomial_dtype(#op, x, n);                                                         \
-    binary_functor_cpu<F>(#op, x, n, out,                                                      \
-                          [&] { ::ember::native::op##_n_scalar_out_cpu(x, n, out); });         \
+    binary_functor_cpu<F>(#op, x, n, out, [] {});                                              \
   }                                                                                            \
   Tensor op##_x_scalar_cpu(const Scalar& x, const Tensor& n) {                                 \
-    check_polynomial_dtype(#op, x, n);                                                         \
     if (kWideCpuCopy) return ::ember::native::op##_x_scalar_cpu(x, n);                         \
+    check_polynomial_dtype(#op, x, n);                                                         \
     Tensor out = make_output(binary_op_meta(F::kDtypes, #op, x, n), n.device());               \
     binary_functor_cpu<F>(#op, x, n, out, [] {});                                              \
     return out;                                                                                \

@@ -273,19 +273,32 @@ void check_zeta_dtype(Operand a, Operand b) {
 
 }  // namespace
 
-EMBER_BINARY_KERNEL(igamma_out_cpu, Igamma, "igamma")
-EMBER_BINARY_KERNEL(igammac_out_cpu, Igammac, "igammac")
+// F over the operands into out (its functors run in the baseline copy only: Note [Binary copies]).
+template <class F>
+void special_binary(const char* name, Operand a, Operand b, const Tensor& out) {
+  binary_functor_cpu<F>(name, a, b, out, [] {});
+}
+
+void igamma_out_cpu(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (kWideCpuCopy) return ::ember::native::igamma_out_cpu(self, other, out);
+  special_binary<Igamma>("igamma", self, other, out);
+}
+
+void igammac_out_cpu(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (kWideCpuCopy) return ::ember::native::igammac_out_cpu(self, other, out);
+  special_binary<Igammac>("igammac", self, other, out);
+}
 
 void special_zeta_out_cpu(const Tensor& self, const Tensor& other, const Tensor& out) {
+  if (kWideCpuCopy) return ::ember::native::special_zeta_out_cpu(self, other, out);
   check_zeta_dtype(self, other);
-  binary_functor_cpu<Zeta>("special_zeta", self, other, out,
-                           [&] { ::ember::native::special_zeta_out_cpu(self, other, out); });
+  special_binary<Zeta>("special_zeta", self, other, out);
 }
 
 void special_zeta_other_scalar_out_cpu(const Tensor& self, const Scalar& other, const Tensor& out) {
+  if (kWideCpuCopy) return ::ember::native::special_zeta_other_scalar_out_cpu(self, other, out);
   check_zeta_dtype(self, other);
-  binary_functor_cpu<Zeta>("special_zeta", self, other, out,
-                           [&] { ::ember::native::special_zeta_other_scalar_out_cpu(self, other, out); });
+  special_binary<Zeta>("special_zeta", self, other, out);
 }
 
 Tensor special_zeta_self_scalar_cpu(const Scalar& self, const Tensor& other) {

@@ -303,10 +303,10 @@ EMBER_BESSEL_I_FN(modified_i1, i1_impl, EMBER_F32_F64)
 // Runs F over self into out in self's float result type (complex refused, as PyTorch).
 template <class F>
 void special_run(const char* name, const Tensor& self, const Tensor& out) {
-  const ScalarType compute = float_result_type(self.dtype());
-  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(compute), "special.", name,
-                              "(): not implemented for complex tensors (got ", compute, ")");
-  unary_run<F>(name, compute, self, out);
+  const ScalarType result = float_result_type(self.dtype());
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex(result), "special.", name,
+                              "(): not implemented for complex tensors (got ", result, ")");
+  unary_run<F>(name, result, self, out);
 }
 
 }  // namespace
