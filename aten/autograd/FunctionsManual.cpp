@@ -58,6 +58,11 @@ Tensor zeros_of(const Tensor& t) { return ember::zeros_like(t); }
 
 Tensor masked_grad(const Tensor& mask, const Tensor& grad) { return ember::where(mask, grad, 0); }
 
+Tensor not_implemented_grad(const char* what) {
+  EMBER_CHECK_NOT_IMPLEMENTED(false, "the derivative for '", what, "' is not implemented.");
+  return {};
+}
+
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
   if (!alpha.is_complex() && alpha.to_double() == 1.0) return grad;
   return grad * alpha;

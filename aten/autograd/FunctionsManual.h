@@ -35,6 +35,9 @@ inline Scalar conj_of(const Scalar& s) {
 
 /// A gradient of zeros shaped like t.
 EMBER_API Tensor zeros_of(const Tensor& t);
+/// The formula of an input PyTorch has no derivative for: raises NotImplementedError ("the
+/// derivative for '<what>' is not implemented.") when that input's gradient is needed.
+EMBER_API Tensor not_implemented_grad(const char* what);
 /// Where mask holds, the gradient; elsewhere 0 (never 0 * inf).
 EMBER_API Tensor masked_grad(const Tensor& mask, const Tensor& grad);
 /// grad * alpha, skipping the multiplication for alpha 1.

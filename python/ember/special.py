@@ -1,9 +1,7 @@
 """ember.special, as torch.special: the operators the YAML marks `python_module: special`
 (without "special_"), torch's aliases of Ember's own operators, and the functions that are
-exact compositions of them (ndtr, ndtri, sinc, xlogy, xlog1py, entr, multigammaln), whose
-gradients come from their parts. The special functions that need kernels of their own
-(Bessel functions, orthogonal polynomials, incomplete gammas, zeta, erfcx, log_ndtr, i0)
-are not here yet."""
+exact compositions of them (ndtr, ndtri, sinc, xlogy, xlog1py, entr), whose
+gradients come from their parts."""
 import math as _math
 
 import ember as _ember
@@ -21,10 +19,14 @@ erfinv = _ember.erfinv
 exp2 = _ember.exp2
 expit = _ember.sigmoid
 expm1 = _ember.expm1
+gammainc = _ember.igamma
+gammaincc = _ember.igammac
 gammaln = _ember.lgamma
+i0 = _ember.i0
 log1p = _ember.log1p
 logit = _ember.logit
 logsumexp = _ember.logsumexp
+polygamma = _ember.polygamma
 round = _ember.round  # noqa: A001 (torch.special.round)
 
 
@@ -114,15 +116,7 @@ def entr(input):
 
 
 def multigammaln(input, p):
-    """The log of the multivariate gamma function of dimension p:
-    p (p - 1) / 4 log(pi) + sum over j < p of lgamma(a - j / 2)."""
-    a = _floating("multigammaln", input)
-    if not isinstance(p, int) or isinstance(p, bool) or p < 1:
-        raise ValueError(f"special.multigammaln(): expected 'p' to be a positive int, got {p!r}")
-    if a.numel() and not bool((a > (p - 1) / 2).all()):
-        raise RuntimeError(f"special.multigammaln(): all elements of 'input' must be greater than "
-                           f"(p-1)/2 = {(p - 1) / 2}")
-    out = _ember.lgamma(a)
-    for j in range(1, p):
-        out = out + _ember.lgamma(a - j / 2)
-    return out + p * (p - 1) / 4 * _math.log(_math.pi)
+    """The log of the multivariate gamma function of dimension p (mvlgamma)."""
+    if not isinstance(input, _ember.Tensor):
+        raise TypeError(f"special.multigammaln(): argument 'input' must be Tensor, not {type(input).__name__}")
+    return _ember.mvlgamma(input, p)

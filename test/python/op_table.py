@@ -128,7 +128,7 @@ class TensorSpec:
     dtype: str
     layout: str = "contiguous"
     shape: tuple[int, ...] | None = (3, 4)
-    values: str = "any"  # any, prob, unit, edge, badprob, weights, negweights, nonzero, zero, special, ties, nan
+    values: str = "any"  # any, prob, unit, edge, badprob, weights, negweights, nonzero, zero, special, ties, nan, positive
 
     def __str__(self) -> str:
         shape = "" if self.shape in ((3, 4), None) else "x".join(map(str, self.shape)) or "()"
@@ -241,6 +241,8 @@ def numpy_values(dtype: str, shape: tuple[int, ...], kind: str, seed: int) -> np
         a = np.asarray([3, -1, 0, 2, -2][:int(np.prod(shape))]).reshape(shape)
     elif kind == "argsort":  # the order that sorts "perm"
         a = np.argsort(np.asarray([3, -1, 0, 2, -2][:int(np.prod(shape))])).reshape(shape)
+    elif kind == "positive":  # [2.25, 6], multiples of 1/4 (mvlgamma's domain for p <= 5)
+        a = rng.integers(9, 25, shape) / 4.0
     elif kind == "grid":  # grid_sampler coordinates in [-1.25, 1.25], multiples of 1/8
         a = rng.integers(-10, 11, shape) / 8.0
     elif kind == "labels":  # CTC targets: classes 1..3 (0 is the blank)

@@ -93,9 +93,9 @@ def test_multigammaln():
     es.multigammaln(e, 3).sum().backward()
     ts.multigammaln(t, 3).sum().backward()
     close(e.grad, t.grad, 1e-12)
-    with pytest.raises(RuntimeError, match="greater than"):
-        es.multigammaln(ember.tensor([0.4]), 2)
-    with pytest.raises(ValueError, match="'p'"):
+    # torch 2.13 no longer refuses elements outside the domain: the sum's value.
+    close(es.multigammaln(ember.tensor([0.4, 0.75]), 2), ts.multigammaln(torch.tensor([0.4, 0.75]), 2), 1e-6)
+    with pytest.raises(RuntimeError, match="'p'"):
         es.multigammaln(ember.tensor([3.0]), 0)
 
 
