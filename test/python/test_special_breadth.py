@@ -468,6 +468,17 @@ def test_polynomial_values(name):
 
 
 @pytest.mark.parametrize("name", POLYS)
+def test_polynomial_degree_without_an_integer_value_is_zero(name):
+    # NaN, infinite and beyond-int64 degrees give 0, as torch's cast to int64 does on x86
+    # (these once looped forever: an infinite degree ran the recurrence without end).
+    x, n = np.meshgrid([0.5, -0.5, 0.0, 2.0, NAN], [INF, -INF, NAN, 1e19, -1e19], indexing="ij")
+    for dtype in (np.float64, np.float32):
+        e, t = run_pair(name, x, n, dtype=dtype)
+        np.testing.assert_array_equal(e, t)
+        assert (e == 0).all()
+
+
+@pytest.mark.parametrize("name", POLYS)
 def test_polynomial_numbers_broadcast_and_dtypes(name):
     x = np.array([[0.25], [-0.5], [1.5]])
     n = np.array([0, 1, 4, 9])

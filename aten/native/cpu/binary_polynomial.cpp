@@ -41,11 +41,13 @@ namespace {
 // at x = +-1 are exact (T(1) = 1, U(1) = n + 1, V(1) = 1, W(1) = 2n + 1; at -1 by parity).
 enum class Poly { T, U, V, W, H, He, L, P };
 
-// The degree n as an integer, truncated (a NaN n gives -1: the polynomial is 0 there).
+// The degree n as an integer, truncated. An n with no int64 value (NaN, an infinity, beyond
+// 2^63) gives -1, so the polynomial is 0 there: what PyTorch's cast to int64 gives on x86
+// (the "integer indefinite" value, INT64_MIN). A finite n costs O(n) steps, as in PyTorch,
+// except where a closed form below applies.
 template <class A>
 int64_t degree_of(A n) {
-  if (std::isnan(n)) return -1;
-  if (n >= A(1e18)) return int64_t(1e18);
+  if (!(std::fabs(n) < A(9.2e18))) return -1;
   return static_cast<int64_t>(n);
 }
 
