@@ -28,6 +28,8 @@ EXCLUDED = {
         "record_stream": "CUDA-only: CUDA caching-allocator stream bookkeeping",
         "slice_inverse": "internal: used by torch.compile's functionalization",
         "storage_type": "legacy TypedStorage API (deprecated; untyped_storage replaces it)",
+        "index": "functorch.dim's first-class dimensions (experimental, its own package): "
+                 "binds positions to Dim objects; not tensor indexing",
     },
     "nn": {
         "intrinsic": _AO, "qat": _AO, "quantizable": _AO, "quantized": _AO,

@@ -14,7 +14,7 @@ from api_coverage_exclusions import EXCLUDED
 
 # namespace -> lowest accepted share, in percent.
 FLOORS = {
-    "Tensor": 90, "nn": 100, "nn.functional": 100, "optim": 100, "linalg": 100, "special": 100,
+    "Tensor": 95, "nn": 100, "nn.functional": 100, "optim": 100, "linalg": 100, "special": 100,
     "fft": 100, "autograd": 100, "utils.data": 100,
 }
 GOAL = 95

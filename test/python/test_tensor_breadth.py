@@ -521,3 +521,28 @@ def test_hardshrink_prelu():
     same(e.grad, t.grad)
     same(w.grad, v.grad)
     same(ember.prelu(e.detach(), w.detach()), torch.prelu(t.detach(), v.detach()))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "bool", "complex64"])
+def test_strided_layout_answers(dtype):
+    # to_dense / dense_dim / sparse_dim / dequantize of strided tensors, as torch: to_dense is
+    # self (or a conversion), dequantize converts to float32 (self when already float32).
+    for shape in ((3, 4), (), (0, 2)):
+        a = (np.arange(int(np.prod(shape))).reshape(shape) % 3).astype(DTYPES[dtype])
+        e, t = both(a, DTYPES[dtype])
+        assert e.to_dense() is e and t.to_dense() is t
+        same(e.to_dense(dtype=ember.float64), t.to_dense(dtype=torch.float64))
+        assert e.to_dense(masked_grad=False) is e
+        assert e.dense_dim() == t.dense_dim() == len(shape)
+        assert e.sparse_dim() == t.sparse_dim() == 0
+        if dtype != "complex64":
+            same(e.dequantize(), t.dequantize())
+            same(ember.dequantize(e), torch.dequantize(t))
+            raises_like(lambda: ember.dequantize([e, e]), lambda: torch.dequantize([t, t]),
+                        NotImplementedError)
+    e = ember.ones(2, 3, dtype=ember.float32)
+    assert e.dequantize() is e
+    et = ember.ones(4, 3).t()
+    assert et.to_dense() is et and et.dense_dim() == 2
+    g, gt = both([1.0, 2.0], np.float64, grad=True)
+    assert g.to_dense() is g and g.to_dense(dtype=ember.float32).requires_grad
