@@ -18,6 +18,10 @@ void set_enabled(bool) {}
 int64_t cached_weights() { return 0; }
 bool conv_forward_supported(const Tensor&, const Tensor&) { return false; }
 bool conv_backward_supported(const Tensor&, const Tensor&) { return false; }
+bool conv_transpose_supported(const Tensor&, const Tensor&, int64_t) { return false; }
+Tensor conv_backward_data(const Tensor&, IntArrayRef, const Tensor&, const ConvShape&, IntArrayRef) {
+  EMBER_INTERNAL_ASSERT(false, "conv_transpose(): oneDNN is not part of this build");
+}
 Tensor conv_forward(const Tensor&, const Tensor&, const std::optional<Tensor>&, const ConvShape&, IntArrayRef) {
   EMBER_INTERNAL_ASSERT(false, "convolution(): oneDNN is not part of this build");
 }

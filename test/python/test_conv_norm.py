@@ -343,3 +343,56 @@ def test_conv_small_nchw_images_on_onednn(kw, shape):
         for e, t in zip(got, (yt, xt.grad, wt.grad, bt.grad)):
             close(e, t, rtol=1e-3, atol=1e-4)
             assert e.is_contiguous()
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1), dict(stride=2, padding=1, output_padding=1),
+                                dict(stride=2, output_padding=1), dict(dilation=2, padding=1), dict(groups=2),
+                                dict(groups=4, stride=(2, 1), padding=(1, 0)), dict(stride=3, padding=2)], ids=str)
+@pytest.mark.parametrize("shape", [(3, 4, 5, 5), (2, 4, 17, 16), (2, 4, 3, 4, 4), (2, 1, 6, 6)], ids=str)
+@pytest.mark.parametrize("layout", ["nchw", "channels_last"])
+def test_conv_transpose_on_onednn(kw, shape, layout):
+    # Transposed convolutions run on oneDNN's backward-data primitive, their gradients on the
+    # plain convolution's forward and weight-gradient ones (Note [Transposed convolution on
+    # oneDNN]); output_padding beyond padding (a negative right padding) and one-channel
+    # inputs take im2col + GEMM. Values and every gradient against torch and the GEMM path.
+    if len(shape) == 5:
+        kw = {k: (v + (v[-1],) if isinstance(v, tuple) else v) for k, v in kw.items()}
+        if layout == "channels_last":
+            layout = "channels_last_3d"
+    groups = kw.get("groups", 1)
+    if shape[1] % groups:
+        pytest.skip("channels not divisible by groups")
+    rng = np.random.default_rng(13)
+    x = rng.uniform(-1, 1, shape).astype("float32")
+    w = rng.uniform(-1, 1, (shape[1], 6 // groups) + (3,) * (len(shape) - 2)).astype("float32")
+    b = rng.uniform(-1, 1, (w.shape[1] * groups,)).astype("float32")
+    conv_e, conv_t = ((EF.conv_transpose2d, TF.conv_transpose2d) if len(shape) == 4
+                      else (EF.conv_transpose3d, TF.conv_transpose3d))
+    fmt = None if layout == "nchw" else layout
+    results = []
+    for onednn in (True, False):
+        with ember.backends.mkldnn.flags(enabled=onednn):
+            xe = ember.from_numpy(x.copy())
+            if fmt:
+                xe = xe.contiguous(memory_format=getattr(ember, fmt))
+            xe.requires_grad_(True)
+            we, be = (ember.from_numpy(a.copy()).requires_grad_(True) for a in (w, b))
+            ye = conv_e(xe, we, be, **kw)
+            (ye * ye).sum().backward()
+            results.append((ye, xe.grad, we.grad, be.grad))
+    xt = torch.from_numpy(x.copy())
+    if fmt:
+        xt = xt.contiguous(memory_format=getattr(torch, fmt))
+    xt.requires_grad_(True)
+    wt, bt = (torch.from_numpy(a.copy()).requires_grad_(True) for a in (w, b))
+    yt = conv_t(xt, wt, bt, **kw)
+    (yt * yt).sum().backward()
+    for got in results:
+        for e, t in zip(got, (yt, xt.grad, wt.grad, bt.grad)):
+            close(e, t, rtol=1e-3, atol=2e-4)
+    assert results[0][0].is_contiguous(memory_format=getattr(ember, fmt) if fmt else ember.contiguous_format) == \
+        yt.is_contiguous(memory_format=getattr(torch, fmt) if fmt else torch.contiguous_format)
+    # Without gradients (inference), and a weight without requires_grad.
+    with ember.no_grad():
+        close(conv_e(ember.from_numpy(x.copy()), ember.from_numpy(w.copy()), None, **kw),
+              conv_t(torch.from_numpy(x.copy()), torch.from_numpy(w.copy()), None, **kw), rtol=1e-3, atol=2e-4)

@@ -281,6 +281,24 @@ onednn::ConvShape onednn_shape(const ConvGeom& g, int64_t groups, DimVector& out
   return shape;
 }
 
+// Note [Transposed convolution on oneDNN]: a transposed convolution of x by W (Ci, Co/G, k...)
+// is the input gradient of the plain convolution that maps an image of the output's shape
+// to x's shape by the same W read as (O = Ci, I/G = Co/G, k...): ConvGeom already describes
+// that plain convolution (img = the output's spatial sizes, out = x's). So its forward is
+// oneDNN's convolution_backward_data, its input gradient that plain convolution's forward
+// of grad_output, and its weight gradient the plain convolution's weight gradient with
+// grad_output as the input and x as the output gradient. oneDNN takes it whenever the
+// right padding it needs (padding - output_padding) is not negative; dcgan's generator ran
+// 1.5-5x torch's time on im2col + GEMM there (benchmarks/README.md, "Convolution").
+bool transpose_on_onednn(const Tensor& input, const Tensor& weight, const ConvGeom& g, int64_t groups) {
+  if (g.nsp < 2 || !onednn::enabled() || !onednn::conv_transpose_supported(input, weight, groups)) return false;
+  for (int i = 3 - g.nsp; i < 3; ++i) {
+    const int64_t span = g.d[i] * (g.k[i] - 1) + 1;
+    if ((g.out[i] - 1) * g.s[i] + span - g.img[i] - g.p[i] < 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -294,7 +312,12 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
     return onednn::conv_forward(input, weight, bias, shape, IntArrayRef(out_spatial));
   }
   Tensor out;
-  if (!transposed) {
+  if (transposed && transpose_on_onednn(input, weight, g, groups)) {
+    DimVector in_spatial;
+    const onednn::ConvShape shape = onednn_shape(g, groups, in_spatial);
+    const DimVector out_shape = full_shape(input.sizes()[0], weight.sizes()[1] * groups, g, true);
+    out = onednn::conv_backward_data(input, IntArrayRef(out_shape), weight, shape, IntArrayRef(in_spatial));
+  } else if (!transposed) {
     out = forward_gemm(input, weight3(weight, groups), g);
   } else {
     // weight (Ci, Co/G, k...): its (G, Ci/G, Co/G * K) view maps the output image to the input.
@@ -320,6 +343,17 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(
     const onednn::ConvShape shape = onednn_shape(g, groups, out_spatial);
     std::tie(gi, gw) = onednn::conv_backward(grad_output, input, weight, shape, IntArrayRef(out_spatial),
                                              output_mask[0], output_mask[1]);
+  } else if (transposed && (output_mask[0] || output_mask[1]) && transpose_on_onednn(input, weight, g, groups)) {
+    DimVector in_spatial;
+    const onednn::ConvShape shape = onednn_shape(g, groups, in_spatial);
+    if (output_mask[0]) {
+      gi = onednn::conv_forward(grad_output.contiguous(), weight, std::nullopt, shape, IntArrayRef(in_spatial));
+      const MemoryFormat format = conv_memory_format(input, weight);
+      if (format != MemoryFormat::Contiguous) gi = gi.contiguous(format);
+    }
+    if (output_mask[1]) {
+      gw = std::get<1>(onednn::conv_backward(input, grad_output, weight, shape, IntArrayRef(in_spatial), false, true));
+    }
   }
   if (output_mask[0] && !gi.defined()) {
     gi = transposed ? forward_gemm(grad_output, w3, g) : backward_gemm(grad_output, w3, g, input.sizes()[1]);

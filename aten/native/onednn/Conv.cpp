@@ -8,13 +8,18 @@
 // while cached; it keeps the few most recent weights. NCHW activations are reordered to
 // the primitive's preferred layout and the result back, so the user only ever sees strided
 // tensors; channels_last activations run as they are (oneDNN's nhwc kernels) and the
-// result is channels_last, as PyTorch's. Channels_last inputs come here, and NCHW ones only
-// for small images (kSmallImage elements per channel at most): on large NCHW images the
-// reorders cost more than oneDNN saves and im2col + GEMM (cpu/convolution.cpp) is faster
-// (benchmarks/README.md, "Convolution"), while on small ones the GEMM path's per-sample
-// work dominates (a 4x4 image: 670 us against oneDNN's 145 for the demo CNN's second
-// convolution). Those small NCHW convolutions also take their backward here (the input and
-// weight gradients on oneDNN's backward primitives, cached like the forward ones).
+// result is channels_last, as PyTorch's. Channels_last inputs come here, and NCHW ones
+// unless im2col + GEMM (cpu/convolution.cpp) is measured faster (nchw_takes_onednn): that
+// is when the per-sample GEMM is large (64 or more output channels over an image of more
+// than kSmallGemmImage elements per channel, e.g. 64->64 3x3 on 56x56: 26 ms against 34,
+// where the reorders cost more than oneDNN saves), or when the input has one or two
+// channels (oneDNN's blocked kernels pad them to a block: 1->32 on 28x28 ran 4x slower).
+// Elsewhere the GEMM path is mostly per-sample overhead: a 4x4 image took 670 us against
+// oneDNN's 145 (the demo CNN's second convolution), dcgan's 16->32 4x4/2 on 32x32 1.15 ms
+// against 0.47, a 16->16 3x3 on 56x56 10 ms against 5.8 forward and backward
+// (benchmarks/README.md, "Convolution"). Those NCHW convolutions take their backward here
+// too (the input and weight gradients on oneDNN's backward primitives, cached like the
+// forward ones).
 #include "aten/native/onednn/Conv.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -91,10 +96,10 @@ std::list<PackedWeight> weights;  // most recently used first
 // which splits its work for the threads it finds then, and before it runs.
 void use_threads() { omp_set_num_threads(get_num_threads()); }
 
-std::string primitive_key(const Tensor& input, const Tensor& weight, bool bias, const ConvShape& c,
+std::string primitive_key(IntArrayRef input_sizes, const Tensor& weight, bool bias, const ConvShape& c,
                           bool channels_last) {
   std::string key;
-  for (int64_t v : input.sizes()) key += std::to_string(v) + ",";
+  for (int64_t v : input_sizes) key += std::to_string(v) + ",";
   key += "|";
   for (int64_t v : weight.sizes()) key += std::to_string(v) + ",";
   for (int i = 0; i < c.nsp; ++i) {
@@ -109,13 +114,13 @@ std::string primitive_key(const Tensor& input, const Tensor& weight, bool bias, 
 // oneDNN's strides, dilations (gaps) and paddings of a convolution.
 struct Geometry {
   memory::dims strides, dilates, pad_l, pad_r;
-  Geometry(const Tensor& input, const ConvShape& c, IntArrayRef out_spatial) {
+  Geometry(IntArrayRef input_sizes, const ConvShape& c, IntArrayRef out_spatial) {
     for (int i = 0; i < c.nsp; ++i) {
       strides.push_back(c.s[i]);
       dilates.push_back(c.d[i] - 1);  // oneDNN counts the gaps
       pad_l.push_back(c.p[i]);
       // Right padding that makes oneDNN's output size the floor-division one.
-      const int64_t in = input.sizes()[2 + i], span = c.d[i] * (c.k[i] - 1) + 1;
+      const int64_t in = input_sizes[2 + i], span = c.d[i] * (c.k[i] - 1) + 1;
       pad_r.push_back((out_spatial[static_cast<size_t>(i)] - 1) * c.s[i] + span - in - c.p[i]);
     }
   }
@@ -123,7 +128,7 @@ struct Geometry {
 
 std::shared_ptr<Primitive> get_primitive(const Tensor& input, const Tensor& weight, bool bias, const ConvShape& c,
                                          IntArrayRef out_spatial, bool channels_last) {
-  const std::string key = primitive_key(input, weight, bias, c, channels_last);
+  const std::string key = primitive_key(input.sizes(), weight, bias, c, channels_last);
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     auto it = primitives.find(key);
@@ -132,7 +137,7 @@ std::shared_ptr<Primitive> get_primitive(const Tensor& input, const Tensor& weig
   const auto f32 = memory::data_type::f32;
   memory::dims dst = {input.sizes()[0], weight.sizes()[0]};
   for (int64_t v : out_spatial) dst.push_back(v);
-  const Geometry geo(input, c, out_spatial);
+  const Geometry geo(input.sizes(), c, out_spatial);
   const memory::dims &strides = geo.strides, &dilates = geo.dilates, &pad_l = geo.pad_l, &pad_r = geo.pad_r;
   // channels_last activations keep their layout; NCHW ones get the layout oneDNN prefers.
   const Tag act = channels_last ? activation_tag(c.nsp, true) : Tag::any;
@@ -189,18 +194,25 @@ memory packed_weight(const Tensor& weight, const memory::desc& want, int64_t gro
 
 }  // namespace
 
-// The largest NCHW image (elements per channel) oneDNN takes (Note [oneDNN convolution]).
+// NCHW images up to kSmallImage elements per channel always take oneDNN; above
+// kSmallGemmImage, 64 or more output channels take im2col + GEMM (Note [oneDNN convolution]).
 constexpr int64_t kSmallImage = 256;
+constexpr int64_t kSmallGemmImage = 1024;
+
+bool nchw_takes_onednn(const Tensor& input, const Tensor& weight) {
+  int64_t spatial = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) spatial *= input.sizes()[d];
+  if (spatial <= kSmallImage) return true;
+  if (input.sizes()[1] < 3) return false;
+  return weight.sizes()[0] < 64 || spatial <= kSmallGemmImage;
+}
 
 bool conv_forward_supported(const Tensor& input, const Tensor& weight) {
   if (input.scalar_type() != ScalarType::Float || weight.scalar_type() != ScalarType::Float) return false;
   if ((input.dim() != 4 && input.dim() != 5) || input.numel() == 0 || weight.numel() == 0) return false;
   const MemoryFormat cl = input.dim() == 4 ? MemoryFormat::ChannelsLast : MemoryFormat::ChannelsLast3d;
   if (!input.is_contiguous() && is_contiguous_in(input.sizes(), input.strides(), cl)) return true;
-  // Small NCHW images: im2col + GEMM per sample is mostly per-sample overhead there.
-  int64_t spatial = 1;
-  for (int64_t d = 2; d < input.dim(); ++d) spatial *= input.sizes()[d];
-  return spatial <= kSmallImage;
+  return nchw_takes_onednn(input, weight);
 }
 
 Tensor conv_forward(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -251,19 +263,19 @@ struct BackwardPrimitive {
 
 std::unordered_map<std::string, std::shared_ptr<BackwardPrimitive>> backward_primitives;
 
-std::shared_ptr<BackwardPrimitive> get_backward_primitive(const Tensor& input, const Tensor& weight,
+std::shared_ptr<BackwardPrimitive> get_backward_primitive(IntArrayRef input_sizes, const Tensor& weight,
                                                           const ConvShape& c, IntArrayRef out_spatial) {
-  const std::string key = primitive_key(input, weight, false, c, false);
+  const std::string key = primitive_key(input_sizes, weight, false, c, false);
   {
     std::lock_guard<std::mutex> lock(cache_mutex);
     auto it = backward_primitives.find(key);
     if (it != backward_primitives.end()) return it->second;
   }
   const auto f32 = memory::data_type::f32;
-  memory::dims dst = {input.sizes()[0], weight.sizes()[0]};
+  memory::dims dst = {input_sizes[0], weight.sizes()[0]};
   for (int64_t v : out_spatial) dst.push_back(v);
-  const Geometry geo(input, c, out_spatial);
-  const memory::desc src_md(dims_of(input.sizes()), f32, Tag::any);
+  const Geometry geo(input_sizes, c, out_spatial);
+  const memory::desc src_md(dims_of(input_sizes), f32, Tag::any);
   const memory::desc dst_md(dst, f32, Tag::any);
   const memory::desc wei_md(weight_dims(weight, c.groups), f32, Tag::any);
   const auto algo = dnnl::algorithm::convolution_direct;
@@ -304,10 +316,32 @@ bool conv_backward_supported(const Tensor& input, const Tensor& weight) {
   if (input.scalar_type() != ScalarType::Float || weight.scalar_type() != ScalarType::Float) return false;
   if ((input.dim() != 4 && input.dim() != 5) || input.numel() == 0 || weight.numel() == 0) return false;
   if (!input.is_contiguous()) return false;
-  int64_t spatial = 1;
-  for (int64_t d = 2; d < input.dim(); ++d) spatial *= input.sizes()[d];
-  return spatial <= kSmallImage;
+  return nchw_takes_onednn(input, weight);
 }
+
+namespace {
+
+// The input gradient of out = conv(input, weight), input of input_sizes, on prim.
+Tensor backward_data(const BackwardPrimitive& prim, const Tensor& gy, IntArrayRef input_sizes, const Tensor& w,
+                     const ConvShape& shape, dnnl::stream& stream) {
+  const int nsp = shape.nsp;
+  const auto f32 = memory::data_type::f32;
+  const memory::desc act_src(dims_of(input_sizes), f32, activation_tag(nsp, false));
+  const memory::desc act_dst(dims_of(gy.sizes()), f32, activation_tag(nsp, false));
+  const memory::desc user_w(weight_dims(w, shape.groups), f32, weight_tag(nsp, shape.groups > 1));
+  Tensor gi = ember::empty(input_sizes, gy.options());
+  memory user_gy(act_dst, cpu_engine(), const_cast<void*>(gy.data_ptr()));
+  memory user_gi(act_src, cpu_engine(), gi.data_ptr());
+  memory user_wm(user_w, cpu_engine(), const_cast<void*>(w.data_ptr()));
+  memory diff_dst = in_layout(user_gy, prim.data_pd.diff_dst_desc(), stream);
+  memory wm = in_layout(user_wm, prim.data_pd.weights_desc(), stream);
+  memory diff_src = prim.data_pd.diff_src_desc() == act_src ? user_gi : memory(prim.data_pd.diff_src_desc(), cpu_engine());
+  prim.data.execute(stream, {{DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DIFF_SRC, diff_src}});
+  if (diff_src != user_gi) dnnl::reorder(diff_src, user_gi).execute(stream, diff_src, user_gi);
+  return gi;
+}
+
+}  // namespace
 
 std::tuple<Tensor, Tensor> conv_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
                                          const ConvShape& shape, IntArrayRef out_spatial, bool need_input,
@@ -315,25 +349,16 @@ std::tuple<Tensor, Tensor> conv_backward(const Tensor& grad_output, const Tensor
   const int nsp = shape.nsp;
   const Tensor x = input.contiguous(), w = weight.contiguous(), gy = grad_output.contiguous();
   use_threads();
-  auto prim = get_backward_primitive(x, w, shape, out_spatial);
+  auto prim = get_backward_primitive(x.sizes(), w, shape, out_spatial);
   dnnl::stream stream(cpu_engine());
   const auto f32 = memory::data_type::f32;
-  const memory::desc act_src(dims_of(x.sizes()), f32, activation_tag(nsp, false));
-  const memory::desc act_dst(dims_of(gy.sizes()), f32, activation_tag(nsp, false));
-  const memory::desc user_w(weight_dims(w, shape.groups), f32, weight_tag(nsp, shape.groups > 1));
-  memory user_gy(act_dst, cpu_engine(), const_cast<void*>(gy.data_ptr()));
   Tensor gi, gw;
-  if (need_input) {
-    gi = ember::empty(x.sizes(), x.options());
-    memory user_gi(act_src, cpu_engine(), gi.data_ptr());
-    memory user_wm(user_w, cpu_engine(), const_cast<void*>(w.data_ptr()));
-    memory diff_dst = in_layout(user_gy, prim->data_pd.diff_dst_desc(), stream);
-    memory wm = in_layout(user_wm, prim->data_pd.weights_desc(), stream);
-    memory diff_src = prim->data_pd.diff_src_desc() == act_src ? user_gi : memory(prim->data_pd.diff_src_desc(), cpu_engine());
-    prim->data.execute(stream, {{DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DIFF_SRC, diff_src}});
-    if (diff_src != user_gi) dnnl::reorder(diff_src, user_gi).execute(stream, diff_src, user_gi);
-  }
+  if (need_input) gi = backward_data(*prim, gy, x.sizes(), w, shape, stream);
   if (need_weight) {
+    const memory::desc act_src(dims_of(x.sizes()), f32, activation_tag(nsp, false));
+    const memory::desc act_dst(dims_of(gy.sizes()), f32, activation_tag(nsp, false));
+    const memory::desc user_w(weight_dims(w, shape.groups), f32, weight_tag(nsp, shape.groups > 1));
+    memory user_gy(act_dst, cpu_engine(), const_cast<void*>(gy.data_ptr()));
     gw = ember::empty(w.sizes(), w.options());
     memory user_gw(user_w, cpu_engine(), gw.data_ptr());
     memory user_x(act_src, cpu_engine(), const_cast<void*>(x.data_ptr()));
@@ -346,6 +371,25 @@ std::tuple<Tensor, Tensor> conv_backward(const Tensor& grad_output, const Tensor
   }
   stream.wait();
   return {gi, gw};
+}
+
+Tensor conv_backward_data(const Tensor& grad_output, IntArrayRef input_sizes, const Tensor& weight,
+                          const ConvShape& shape, IntArrayRef out_spatial) {
+  const Tensor w = weight.contiguous(), gy = grad_output.contiguous();
+  use_threads();
+  auto prim = get_backward_primitive(input_sizes, w, shape, out_spatial);
+  dnnl::stream stream(cpu_engine());
+  Tensor gi = backward_data(*prim, gy, input_sizes, w, shape, stream);
+  stream.wait();
+  return gi;
+}
+
+bool conv_transpose_supported(const Tensor& input, const Tensor& weight, int64_t groups) {
+  if (input.scalar_type() != ScalarType::Float || weight.scalar_type() != ScalarType::Float) return false;
+  if ((input.dim() != 4 && input.dim() != 5) || input.numel() == 0 || weight.numel() == 0) return false;
+  // One or two channels on either side: im2col + GEMM is faster (16->1 on 28x28: 0.09 ms
+  // against oneDNN's 0.46), as for plain convolutions (nchw_takes_onednn).
+  return input.sizes()[1] >= 3 && weight.sizes()[1] * groups >= 3;
 }
 
 bool available() { return true; }

@@ -28,7 +28,8 @@ Tensor conv_forward(const Tensor& input, const Tensor& weight, const std::option
                     const ConvShape& shape, IntArrayRef out_spatial);
 
 /// Whether conv_backward takes this convolution's backward: float32, non-empty, 2 or 3
-/// spatial dims, a contiguous (NCHW) input of a small image (Note [oneDNN convolution]).
+/// spatial dims, a contiguous (NCHW) input that oneDNN is measured faster on (Note [oneDNN
+/// convolution]).
 bool conv_backward_supported(const Tensor& input, const Tensor& weight);
 
 /// (grad_input, grad_weight) of out = conv(input, weight), each where asked (else
@@ -36,6 +37,17 @@ bool conv_backward_supported(const Tensor& input, const Tensor& weight);
 std::tuple<Tensor, Tensor> conv_backward(const Tensor& grad_output, const Tensor& input, const Tensor& weight,
                                          const ConvShape& shape, IntArrayRef out_spatial, bool need_input,
                                          bool need_weight);
+
+/// The input gradient alone of out = conv(input, weight), for an input of input_sizes: the
+/// forward of the transposed convolution whose weight is `weight` (Note [Transposed
+/// convolution on oneDNN]). A contiguous result.
+Tensor conv_backward_data(const Tensor& grad_output, IntArrayRef input_sizes, const Tensor& weight,
+                          const ConvShape& shape, IntArrayRef out_spatial);
+
+/// Whether a transposed convolution of input by weight runs on oneDNN: float32, non-empty,
+/// 2 or 3 spatial dims, 3 or more channels in and out (the caller checks its geometry's
+/// right padding is not negative).
+bool conv_transpose_supported(const Tensor& input, const Tensor& weight, int64_t groups);
 
 /// The number of prepacked weights held (for tests of the cache's invalidation).
 EMBER_API int64_t cached_weights();
