@@ -114,6 +114,33 @@ python_case("conv2d_1x1_256_64", goals={"torch": 1.0}, size="N=32, 256->64, 56x5
             quick_size="N=4", note="the image is the GEMM operand (no im2col)")(_conv2d(False, cin=256, k=1))
 
 
+def _dcgan_conv(transposed, cin, cout, size):
+    """dcgan's 4x4 stride-2 layers (pytorch/examples dcgan, ngf = ndf = 16, batch 16), forward
+    and backward: NCHW images of 16 to 64 pixels, which oneDNN takes (Note [oneDNN
+    convolution], Note [Transposed convolution on oneDNN])."""
+    def setup(lib, mod, quick):
+        n = 4 if quick else 16
+        x = mod.rand(n, cin, size, size, dtype=mod.float32).requires_grad_(True)
+        shape = (cin, cout, 4, 4) if transposed else (cout, cin, 4, 4)
+        w = (mod.rand(*shape, dtype=mod.float32) * 0.1).requires_grad_(True)
+        f = mod.nn.functional.conv_transpose2d if transposed else mod.nn.functional.conv2d
+
+        def step():
+            f(x, w, None, 2, 1).sum().backward()
+            x.grad = None
+            w.grad = None
+        return step
+    return setup
+
+
+python_case("conv2d_dcgan_16x32_32x32_fwd_bwd", goals={"torch": 1.0},
+            size="N=16, 16->32, 32x32, 4x4 stride 2 pad 1, float32 NCHW, forward + backward",
+            quick_size="N=4", note="oneDNN with reorders (a small per-sample GEMM)")(_dcgan_conv(False, 16, 32, 32))
+python_case("conv_transpose2d_dcgan_32x16_16x16_fwd_bwd", goals={"torch": 1.0},
+            size="N=16, 32->16, 16x16 -> 32x32, 4x4 stride 2 pad 1, float32 NCHW, forward + backward",
+            quick_size="N=4", note="oneDNN backward-data as the forward")(_dcgan_conv(True, 32, 16, 16))
+
+
 def _batch_norm(lib, mod, quick):
     n = 8 if quick else 32
     x = mod.rand(n, 64, 56, 56, dtype=mod.float32)
