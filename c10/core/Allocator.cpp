@@ -25,11 +25,11 @@ std::atomic<int64_t> live_bytes{0};
 // mmap'ed), so an op that allocates its output pays a page fault per 4 KiB on every call:
 // a 256 MiB result costs more than the arithmetic. Freed blocks of at least kLargeBlock
 // are kept (up to a cap, EMBER_CPU_CACHE_LIMIT_MB, default 4 GiB) and handed out again for
-// a request they exceed by at most 1/8 (by at most a huge page for huge requests: Note
-// [Huge pages]); small blocks go straight to malloc, whose
-// own bins serve them well. cpu_empty_cache() returns the kept blocks. kLargeBlock is
-// glibc's mmap threshold (128 KiB): blocks from there up come fresh from the kernel unless
-// kept (a 512 KiB pooling output paid 128 page faults, 400 us, on every call).
+// a request they exceed by at most 1/8 (1/8 and a huge page for huge requests: Note
+// [Huge pages]); small blocks go straight to malloc, whose own bins serve them well.
+// cpu_empty_cache() returns the kept blocks. kLargeBlock is glibc's mmap threshold
+// (128 KiB): blocks from there up come fresh from the kernel unless kept (a 512 KiB
+// pooling output paid 128 page faults, 400 us, on every call).
 constexpr size_t kLargeBlock = size_t{128} << 10;
 
 // Note [Huge pages]: blocks of kHugeBlock and more are aligned to 2 MiB, rounded up to a

@@ -369,26 +369,25 @@ def test_conv_transpose_on_onednn(kw, shape, layout):
     conv_e, conv_t = ((EF.conv_transpose2d, TF.conv_transpose2d) if len(shape) == 4
                       else (EF.conv_transpose3d, TF.conv_transpose3d))
     fmt = None if layout == "nchw" else layout
+
+    def run(lib, conv):
+        """(output, and the input's, weight's and bias's gradients of sum(output^2)) in lib."""
+        xl = lib.from_numpy(x.copy())
+        if fmt:
+            xl = xl.contiguous(memory_format=getattr(lib, fmt))
+        xl.requires_grad_(True)
+        wl, bl = (lib.from_numpy(a.copy()).requires_grad_(True) for a in (w, b))
+        y = conv(xl, wl, bl, **kw)
+        (y * y).sum().backward()
+        return y, xl.grad, wl.grad, bl.grad
+
     results = []
     for onednn in (True, False):
         with ember.backends.mkldnn.flags(enabled=onednn):
-            xe = ember.from_numpy(x.copy())
-            if fmt:
-                xe = xe.contiguous(memory_format=getattr(ember, fmt))
-            xe.requires_grad_(True)
-            we, be = (ember.from_numpy(a.copy()).requires_grad_(True) for a in (w, b))
-            ye = conv_e(xe, we, be, **kw)
-            (ye * ye).sum().backward()
-            results.append((ye, xe.grad, we.grad, be.grad))
-    xt = torch.from_numpy(x.copy())
-    if fmt:
-        xt = xt.contiguous(memory_format=getattr(torch, fmt))
-    xt.requires_grad_(True)
-    wt, bt = (torch.from_numpy(a.copy()).requires_grad_(True) for a in (w, b))
-    yt = conv_t(xt, wt, bt, **kw)
-    (yt * yt).sum().backward()
+            results.append(run(ember, conv_e))
+    yt, gxt, gwt, gbt = run(torch, conv_t)
     for got in results:
-        for e, t in zip(got, (yt, xt.grad, wt.grad, bt.grad)):
+        for e, t in zip(got, (yt, gxt, gwt, gbt)):
             close(e, t, rtol=1e-3, atol=2e-4)
     assert results[0][0].is_contiguous(memory_format=getattr(ember, fmt) if fmt else ember.contiguous_format) == \
         yt.is_contiguous(memory_format=getattr(torch, fmt) if fmt else torch.contiguous_format)
