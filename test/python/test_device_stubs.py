@@ -378,8 +378,11 @@ def test_legacy_tensor_type_details():
     assert ember.FloatTensor(t) is t
     assert repr(ember.FloatTensor) == "<class 'ember.FloatTensor'>"
     assert repr(ember.cuda.FloatTensor) == "<class 'ember.cuda.FloatTensor'>"
-    assert not isinstance(ember.zeros(2).to_dense() if hasattr(ember.Tensor, "to_dense") else
-                          np.zeros(2), ember.FloatTensor)
+    assert not isinstance(np.zeros(2), ember.FloatTensor)
+    # A tensor is an instance of its dtype's legacy type, as in torch (to_dense is self).
+    for dtype in ("float32", "float64"):
+        e, t = ember.zeros(2, dtype=getattr(ember, dtype)), torch.zeros(2, dtype=getattr(torch, dtype))
+        assert isinstance(e.to_dense(), ember.FloatTensor) == isinstance(t.to_dense(), torch.FloatTensor)
     with pytest.raises(TypeError, match="not available. Ember not compiled with CUDA"):
         ember.cuda.FloatTensor(2)
     with pytest.raises(RuntimeError, match="cpu device"):
