@@ -1,0 +1,245 @@
+// The fused elementwise kernel (aten/native/fused.h): a program of elementwise ops run over
+// cache-sized tiles, one pass over memory.
+//
+// Note [Fused tiles]: the output's elements are cut into tiles of kTile (a multiple of the
+// vector width). Each register of the program is a tile buffer; an instruction runs over a
+// whole tile before the next one starts, so the loop of each op is the same vector loop the
+// eager kernel runs, and the intermediates stay in L1/L2 instead of going to memory. Each op
+// computes each element with the eager kernel's own expression: the vector functions of
+// Vectorized.h and the functors of ActivationFunctors.h where the eager op has a `vec` form
+// (those put every element through it, Loops.h), the scalar expression where it has not, the
+// compiler's arithmetic for + - * /. So a fused chain gives the eager chain's results to
+// the last bit. A contiguous input is read in place and a contiguous output written in place
+// (full tiles); the last, partial tile and broadcast or strided inputs go through buffers
+// padded to whole vectors.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "aten/native/CpuCapability.h"
+#include "aten/native/Parallel.h"
+#include "aten/native/fused.h"
+#include "aten/native/cpu/ActivationFunctors.h"
+#include "aten/native/cpu/Vectorized.h"
+#include "aten/tracing/Fusion.h"
+#include "c10/util/Exception.h"
+
+namespace ember::native {
+EMBER_CPU_NAMESPACE_BEGIN
+namespace {
+
+using jit::FusedInstr;
+using jit::FusedOp;
+using jit::FusedProgram;
+
+constexpr int64_t kTile = 1024;
+
+template <class T, class F>
+void map_vec(T* d, const T* a, int64_t n, F f) {
+  constexpr int64_t K = Vectorized<T>::kSize;
+  for (int64_t i = 0; i < n; i += K) f(Vectorized<T>::loadu(a + i)).store(d + i);
+}
+
+template <class T, class F>
+__attribute__((noinline)) void map_scalar(T* __restrict d, const T* __restrict a, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) d[i] = f(a[i]);
+}
+
+template <class T, class F>
+__attribute__((noinline)) void map2(T* __restrict d, const T* __restrict a, const T* __restrict b,
+                                    int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) d[i] = f(a[i], b[i]);
+}
+
+// An activation functor: its vec form when it has one for T (as the eager loop takes it),
+// else its scalar form.
+template <class T, class F>
+void map_functor(T* d, const T* a, int64_t n, const F& f) {
+  if constexpr (HasVec<F, T>) {
+    map_vec<T>(d, a, n, [&](Vectorized<T> x) { return f.vec(x); });
+  } else {
+    map_scalar<T>(d, a, n, [&](T x) { return f(x); });
+  }
+}
+
+template <class T>
+void run_instr(const FusedInstr& in, T* d, const T* a, const T* b, const T* c, int64_t n) {
+  using V = Vectorized<T>;
+  const T s0 = static_cast<T>(in.s0);
+  const T s1 = static_cast<T>(in.s1);
+  switch (in.op) {
+    case FusedOp::Neg: map_scalar<T>(d, a, n, [](T x) { return -x; }); break;
+    case FusedOp::Abs: map_scalar<T>(d, a, n, [](T x) { return std::abs(x); }); break;
+    case FusedOp::Relu:
+    case FusedOp::Clamp: {
+      // clamp's form (cpu/pointwise.cpp): NaN stays NaN; a NaN bound makes every element NaN.
+      const T lo = in.op == FusedOp::Relu ? T(0) : s0;
+      const T hi = in.op == FusedOp::Relu ? std::numeric_limits<T>::infinity() : s1;
+      const bool nan_bound = std::isnan(lo) || std::isnan(hi);
+      const T nan_value = std::isnan(lo) ? lo : hi;
+      map_scalar<T>(d, a, n, [lo, hi, nan_bound, nan_value](T x) {
+        T y = x < lo ? lo : x;
+        y = y > hi ? hi : y;
+        return nan_bound ? nan_value : y;
+      });
+      break;
+    }
+    case FusedOp::Exp: map_vec<T>(d, a, n, [](V x) { return vec::exp(x); }); break;
+    case FusedOp::Expm1: map_vec<T>(d, a, n, [](V x) { return vec::expm1(x); }); break;
+    case FusedOp::Log: map_vec<T>(d, a, n, [](V x) { return vec::log(x); }); break;
+    case FusedOp::Log1p: map_vec<T>(d, a, n, [](V x) { return vec::log1p(x); }); break;
+    case FusedOp::Log2: map_vec<T>(d, a, n, [](V x) { return vec::log2(x); }); break;
+    case FusedOp::Sqrt: map_vec<T>(d, a, n, [](V x) { return vec::sqrt(x); }); break;
+    case FusedOp::Rsqrt: map_vec<T>(d, a, n, [](V x) { return V(1) / vec::sqrt(x); }); break;
+    case FusedOp::Sin: map_vec<T>(d, a, n, [](V x) { return vec::sin(x); }); break;
+    case FusedOp::Cos: map_vec<T>(d, a, n, [](V x) { return vec::cos(x); }); break;
+    case FusedOp::Tanh: map_vec<T>(d, a, n, [](V x) { return vec::tanh(x); }); break;
+    case FusedOp::Sigmoid: map_vec<T>(d, a, n, [](V x) { return V(1) / (V(1) + vec::exp(-x)); }); break;
+    case FusedOp::Erf: map_vec<T>(d, a, n, [](V x) { return vec::erf(x); }); break;
+    case FusedOp::Gelu: map_functor<T>(d, a, n, gelu_fn{}); break;
+    case FusedOp::GeluTanh: map_functor<T>(d, a, n, gelu_tanh_fn{}); break;
+    case FusedOp::Silu: map_functor<T>(d, a, n, silu_fn{}); break;
+    case FusedOp::Reciprocal: map_scalar<T>(d, a, n, [](T x) { return T(1) / x; }); break;
+    case FusedOp::Square: map_scalar<T>(d, a, n, [](T x) { return x * x; }); break;
+    // add/sub as cpu/binary_arith.cpp computes them: a + alpha * b (sub negates alpha).
+    case FusedOp::Add: map2<T>(d, a, b, n, [s1](T x, T y) { return x + s1 * y; }); break;
+    case FusedOp::Sub: map2<T>(d, a, b, n, [s1](T x, T y) { return x + (-s1) * y; }); break;
+    case FusedOp::Mul: map2<T>(d, a, b, n, [](T x, T y) { return x * y; }); break;
+    case FusedOp::Div: map2<T>(d, a, b, n, [](T x, T y) { return x / y; }); break;
+    case FusedOp::Maximum:
+      map2<T>(d, a, b, n, [](T x, T y) { return x != x ? x : (y != y ? y : (x > y ? x : y)); });
+      break;
+    case FusedOp::Minimum:
+      map2<T>(d, a, b, n, [](T x, T y) { return x != x ? x : (y != y ? y : (x < y ? x : y)); });
+      break;
+    case FusedOp::AddScalar: map_scalar<T>(d, a, n, [s0, s1](T x) { return x + s1 * s0; }); break;
+    case FusedOp::SubScalar: map_scalar<T>(d, a, n, [s0, s1](T x) { return x + (-s1) * s0; }); break;
+    case FusedOp::MulScalar: map_scalar<T>(d, a, n, [s0](T x) { return x * s0; }); break;
+    case FusedOp::DivScalar: map_scalar<T>(d, a, n, [s0](T x) { return x / s0; }); break;
+    case FusedOp::RSubScalar: map_scalar<T>(d, a, n, [s0](T x) { return s0 - x; }); break;
+    case FusedOp::Where:
+      for (int64_t i = 0; i < n; ++i) d[i] = c[i] != T(0) ? a[i] : b[i];
+      break;
+  }
+}
+
+// How one input register is read.
+template <class T>
+struct Input {
+  const T* data = nullptr;
+  bool contiguous = false;
+  std::vector<int64_t> strides;  // elements, broadcast dims 0
+};
+
+// Copies elements [begin, begin + n) of a strided input (in the output's index order) to buf.
+template <class T>
+void gather(const Input<T>& in, const std::vector<int64_t>& sizes, int64_t begin, int64_t n, T* buf) {
+  const size_t nd = sizes.size();
+  if (nd == 0) {
+    std::fill(buf, buf + n, in.data[0]);
+    return;
+  }
+  std::vector<int64_t> idx(nd);
+  int64_t rest = begin;
+  int64_t offset = 0;
+  for (size_t k = nd; k-- > 0;) {
+    idx[k] = rest % sizes[k];
+    rest /= sizes[k];
+    offset += idx[k] * in.strides[k];
+  }
+  const int64_t inner = sizes[nd - 1];
+  const int64_t inner_stride = in.strides[nd - 1];
+  int64_t i = 0;
+  while (i < n) {
+    const int64_t run = std::min(inner - idx[nd - 1], n - i);
+    if (inner_stride == 0) {
+      std::fill(buf + i, buf + i + run, in.data[offset]);
+    } else {
+      for (int64_t j = 0; j < run; ++j) buf[i + j] = in.data[offset + j * inner_stride];
+    }
+    i += run;
+    offset += run * inner_stride;
+    idx[nd - 1] += run;
+    for (size_t k = nd - 1; k > 0 && idx[k] == sizes[k]; --k) {
+      offset -= idx[k] * in.strides[k];
+      idx[k] = 0;
+      ++idx[k - 1];
+      offset += in.strides[k - 1];
+    }
+  }
+}
+
+template <class T>
+void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
+  int64_t numel = 1;
+  for (int64_t s : p.sizes) numel *= s;
+  if (numel == 0) return;
+  constexpr int64_t K = Vectorized<T>::kSize;
+  static_assert(kTile % (4 * 16) == 0, "tiles are whole vectors of every width");
+  std::vector<Input<T>> ins(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ins[i].data = inputs[i].data_ptr<T>();
+    ins[i].contiguous = inputs[i].is_contiguous();
+    ins[i].strides = inputs[i].strides().vec();
+  }
+  // The output register of each output, and each register's output (or -1).
+  std::vector<int> out_of(static_cast<size_t>(p.num_registers), -1);
+  for (size_t k = 0; k < p.outputs.size(); ++k) out_of[p.outputs[k]] = static_cast<int>(k);
+  std::vector<T*> out_data(outputs.size());
+  for (size_t k = 0; k < outputs.size(); ++k) out_data[k] = outputs[k].data_ptr<T>();
+
+  const int64_t tiles = (numel + kTile - 1) / kTile;
+  parallel_for(0, tiles, 32, [&](int64_t t0, int64_t t1) {
+    std::vector<T> storage(static_cast<size_t>(p.num_registers) * kTile + 64);
+    T* base = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) & ~uintptr_t{63});
+    std::vector<const T*> src(static_cast<size_t>(p.num_registers));
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t begin = t * kTile;
+      const int64_t n = std::min(kTile, numel - begin);
+      const bool full = n == kTile;
+      const int64_t padded = (n + K - 1) / K * K;
+      for (int r = 0; r < p.num_inputs; ++r) {
+        const Input<T>& in = ins[r];
+        if (in.contiguous && full) {
+          src[r] = in.data + begin;
+          continue;
+        }
+        T* buf = base + static_cast<int64_t>(r) * kTile;
+        if (in.contiguous) std::memcpy(buf, in.data + begin, static_cast<size_t>(n) * sizeof(T));
+        else gather<T>(in, p.sizes, begin, n, buf);
+        std::fill(buf + n, buf + padded, T(0));
+        src[r] = buf;
+      }
+      for (const FusedInstr& instr : p.code) {
+        T* dst = full && out_of[instr.dst] >= 0 ? out_data[out_of[instr.dst]] + begin
+                                                : base + static_cast<int64_t>(instr.dst) * kTile;
+        run_instr<T>(instr, dst, instr.a >= 0 ? src[instr.a] : nullptr,
+                     instr.b >= 0 ? src[instr.b] : nullptr, instr.c >= 0 ? src[instr.c] : nullptr, padded);
+        src[instr.dst] = dst;
+      }
+      if (!full) {
+        for (size_t k = 0; k < p.outputs.size(); ++k) {
+          std::memcpy(out_data[k] + begin, src[p.outputs[k]], static_cast<size_t>(n) * sizeof(T));
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void fused_elementwise_kernel_cpu(const FusedProgram& p, const std::vector<Tensor>& inputs,
+                                  const std::vector<Tensor>& outputs) {
+  if (p.dtype == ScalarType::Float) {
+    run_program<float>(p, inputs, outputs);
+  } else {
+    EMBER_CHECK(p.dtype == ScalarType::Double, "fused_elementwise(): expected a float32 or float64 "
+                "program, but got ", p.dtype);
+    run_program<double>(p, inputs, outputs);
+  }
+}
+
+EMBER_CPU_NAMESPACE_END
+}  // namespace ember::native

@@ -1,0 +1,32 @@
+// The fused elementwise kernel's checks and outputs (fused.h); the loop is cpu/fused_elementwise.cpp.
+#include "aten/native/fused.h"
+
+#include "aten/tracing/Fusion.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/ops/empty.h"
+
+namespace ember::native {
+
+std::vector<Tensor> fused_elementwise(const jit::FusedProgram& p, const std::vector<Tensor>& inputs) {
+  EMBER_CHECK_VALUE(static_cast<int>(inputs.size()) == p.num_inputs, "fused_elementwise(): expected ",
+                    p.num_inputs, " inputs, but got ", inputs.size());
+  std::vector<Tensor> expanded;
+  expanded.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    EMBER_CHECK_VALUE(t.device().is_cpu(), "fused_elementwise(): expected input ", i,
+                      " on the CPU, but got ", t.device());
+    // A where() condition is bool; the program reads every input in its own dtype.
+    const Tensor typed = t.dtype() == p.dtype ? t : t.to(p.dtype);
+    expanded.push_back(typed.expand(p.sizes));
+  }
+  std::vector<Tensor> outputs;
+  outputs.reserve(p.outputs.size());
+  for (size_t k = 0; k < p.outputs.size(); ++k) {
+    outputs.push_back(ember::empty(p.sizes, TensorOptions().dtype(p.dtype)));
+  }
+  EMBER_CPU_KERNEL(fused_elementwise_kernel_cpu)(p, expanded, outputs);
+  return outputs;
+}
+
+}  // namespace ember::native
