@@ -20,7 +20,7 @@ BASE_TYPES = ("Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "Scal
 DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "MkldnnCPU", "SparseCPU", "SparseCUDA",
                  "SparseCsrCPU", "SparseCsrCUDA", "BackendSelect", "ADInplaceOrView",
                  "AutogradOther", "AutogradCPU", "AutogradCUDA", "AutogradPrivateUse1", "Tracer",
-                 "Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
+                 "AutocastCPU", "Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
 KNOWN_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "meta", "doc",
               "autograd", "device_check", "python_module", "cpp_no_default_args")

@@ -55,8 +55,9 @@ ConvGeom conv_geometry(const Tensor& input, const Tensor& weight, const std::opt
   EMBER_CHECK(input.scalar_type() == weight.scalar_type(), "convolution(): expected input and weight "
               "to have the same dtype, but got ", input.scalar_type(), " and ", weight.scalar_type());
   const ScalarType dt = input.scalar_type();
-  EMBER_CHECK_NOT_IMPLEMENTED(dt == ScalarType::Float || dt == ScalarType::Double, "convolution(): not "
-                              "implemented for dtype ", dt, " (float32 and float64 are)");
+  EMBER_CHECK_NOT_IMPLEMENTED(dt == ScalarType::Float || dt == ScalarType::Double || dt == ScalarType::BFloat16 ||
+                              dt == ScalarType::Half, "convolution(): not implemented for dtype ", dt,
+                              " (float32, float64, bfloat16 and float16 are)");
   EMBER_CHECK(groups > 0, "convolution(): non-positive groups is not supported, got groups=", groups);
   ConvGeom g;
   g.nsp = static_cast<int>(dim - 2);

@@ -25,6 +25,7 @@ constexpr KeyName kKeyNames[] = {
     {DispatchKey::AutogradCUDA, "AutogradCUDA"},
     {DispatchKey::AutogradPrivateUse1, "AutogradPrivateUse1"},
     {DispatchKey::Tracer, "Tracer"},
+    {DispatchKey::AutocastCPU, "AutocastCPU"},
     {DispatchKey::Profiler, "Profiler"},
     {DispatchKey::Autograd, "Autograd"},
     {DispatchKey::CompositeExplicitAutograd, "CompositeExplicitAutograd"},

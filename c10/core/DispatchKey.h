@@ -37,6 +37,7 @@ enum class DispatchKey : uint8_t {
   AutogradCUDA = 27,
   AutogradPrivateUse1 = 28,
   Tracer = 40,
+  AutocastCPU = 42,  // above the tracer, as in PyTorch: a trace records autocast's casts
   Profiler = 45,
   // Alias keys, registration only.
   Autograd = 64,

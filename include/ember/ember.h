@@ -6,6 +6,7 @@
 #include "aten/TensorIndexing.h"
 #include "aten/TensorFactories.h"
 #include "aten/TensorOperators.h"
+#include "aten/amp/Autocast.h"
 #include "aten/autograd/Autograd.h"
 #include "aten/PhiloxGenerator.h"
 #include "aten/ReductionOverloads.h"

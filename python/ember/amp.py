@@ -1,13 +1,14 @@
-"""ember.amp: torch.autocast's context manager, which validates its arguments and keeps the
-per-device state (is_autocast_enabled, get_autocast_dtype) as PyTorch does, but does not cast
-yet: ops inside run in their inputs' dtypes, and entering an enabled region warns so.
-
-Casting needs an Autocast dispatch key in C++ (ops of PyTorch's lower-precision list, such as
-matmul, mm, addmm, linear and conv, to cast their floating inputs first), not yet built.
+"""ember.amp: torch.autocast. A CPU region casts as PyTorch's does: the AutocastCPU dispatch
+layer (aten/amp/Autocast.h) casts the floating inputs of the ops on PyTorch's CPU lists
+(matmul, linear, convolution, ... to the region's dtype; the losses, prod, the LAPACK and FFT
+ops to float32; cat and stack to their widest dtype). The state is per thread, as PyTorch's.
+Other device types keep their state only: this build has no such device, and an enabled
+region for one warns and disables itself, as PyTorch's does without the device.
 """
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 
 from ember import _C
@@ -15,7 +16,27 @@ from ember import _C
 DEVICE_TYPES = ("cpu", "cuda", "meta", "xpu", "mps", "hpu", "mtia", "privateuseone")
 DEFAULT_DTYPES = {"cpu": _C.bfloat16}
 CPU_DTYPES = (_C.bfloat16, _C.float16)
-_state: dict[str, tuple[bool, object]] = {}  # device type -> (enabled, dtype)
+_local = threading.local()  # .state: device type -> (enabled, dtype), for the non-CPU types
+
+
+def _states() -> dict:
+    if not hasattr(_local, "state"):
+        _local.state = {}
+    return _local.state
+
+
+def _get(name: str):
+    if name == "cpu":
+        enabled, dtype = _C._get_autocast_cpu()
+        return (enabled, dtype)
+    return _states().get(name, (False, DEFAULT_DTYPES.get(name, _C.float16)))
+
+
+def _set(name: str, state) -> None:
+    if name == "cpu":
+        _C._set_autocast_cpu(*state)
+    else:
+        _states()[name] = state
 
 
 def _device_type(device_type) -> str:
@@ -30,18 +51,19 @@ def _device_type(device_type) -> str:
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
     """Whether an enabled autocast region for device_type ("cuda" when None) is open."""
-    return _state.get(_device_type(device_type or "cuda"), (False, None))[0]
+    return _get(_device_type(device_type or "cuda"))[0]
 
 
 def get_autocast_dtype(device_type: str) -> _C.dtype:
     """The dtype autocast regions of device_type cast to (bfloat16 on the CPU, else float16)."""
-    name = _device_type(device_type)
-    return _state.get(name, (False, DEFAULT_DTYPES.get(name, _C.float16)))[1]
+    return _get(_device_type(device_type))[1]
 
 
 class autocast:
     """torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None): a region
-    (or decorator) of mixed precision. Records the region's state only: no op casts yet."""
+    (or decorator) of mixed precision: inside an enabled CPU region, the ops on PyTorch's
+    lists run in the region's dtype (or float32). cache_enabled is accepted; Ember casts
+    afresh at each call (the same numbers as PyTorch's weight cache gives)."""
 
     def __init__(self, device_type: str, dtype=None, enabled: bool = True,
                  cache_enabled: bool | None = None) -> None:
@@ -63,18 +85,12 @@ class autocast:
             self._enabled = False
 
     def __enter__(self) -> "autocast":
-        if self._enabled:
-            warnings.warn("autocast(): Ember does not cast inside autocast regions yet; ops run "
-                          "in their inputs' dtypes", stacklevel=2)
-        self._before = _state.get(self.device)
-        _state[self.device] = (self._enabled, self.fast_dtype)
+        self._before = _get(self.device)
+        _set(self.device, (self._enabled, self.fast_dtype))
         return self
 
     def __exit__(self, *exc) -> bool:
-        if self._before is None:
-            del _state[self.device]
-        else:
-            _state[self.device] = self._before
+        _set(self.device, self._before)
         return False
 
     def __call__(self, function):

@@ -11,6 +11,7 @@
 #include "aten/TensorFactories.h"
 #include "aten/TensorIndexing.h"
 #include "aten/TensorOperators.h"
+#include "aten/amp/Autocast.h"
 #include "aten/autograd/Autograd.h"
 #include "c10/core/Device.h"
 #include "c10/core/IValue.h"

@@ -299,6 +299,8 @@ bool transpose_on_onednn(const Tensor& input, const Tensor& weight, const ConvGe
   return true;
 }
 
+bool is_reduced_float(ScalarType t) { return t == ScalarType::BFloat16 || t == ScalarType::Half; }
+
 }  // namespace
 
 Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -306,6 +308,14 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
                        IntArrayRef output_padding, int64_t groups) {
   const ConvGeom g = conv_geometry(input, weight, bias, stride, padding, dilation, transposed,
                                    output_padding, groups);
+  if (is_reduced_float(input.scalar_type())) {
+    // bfloat16 / float16 (autocast's convolutions): computed in float32, rounded once at the end.
+    const ScalarType dt = input.scalar_type();
+    std::optional<Tensor> b32;
+    if (bias) b32 = bias->to(ScalarType::Float);
+    return convolution_cpu(input.to(ScalarType::Float), weight.to(ScalarType::Float), b32, stride, padding,
+                           dilation, transposed, output_padding, groups).to(dt);
+  }
   if (!transposed && onednn::enabled() && onednn::conv_forward_supported(input, weight)) {
     DimVector out_spatial;
     const onednn::ConvShape shape = onednn_shape(g, groups, out_spatial);
@@ -335,6 +345,14 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_cpu(
   const ConvGeom g = conv_geometry(input, weight, std::nullopt, stride, padding, dilation, transposed,
                                    output_padding, groups);
   check_convolution_backward(grad_output, input, weight, bias_sizes, g, transposed, groups);
+  if (is_reduced_float(input.scalar_type())) {
+    const ScalarType dt = input.scalar_type();
+    auto [gi, gw, gb] = convolution_backward_cpu(grad_output.to(ScalarType::Float), input.to(ScalarType::Float),
+                                                 weight.to(ScalarType::Float), bias_sizes, stride, padding,
+                                                 dilation, transposed, output_padding, groups, output_mask);
+    const auto back = [dt](const Tensor& t) { return t.defined() ? t.to(dt) : t; };
+    return {back(gi), back(gw), back(gb)};
+  }
   const Tensor w3 = weight3(weight, groups);
   Tensor gi, gw, gb;
   if (!transposed && (output_mask[0] || output_mask[1]) && onednn::enabled() &&
