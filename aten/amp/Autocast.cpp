@@ -118,7 +118,9 @@ AutocastState cpu_autocast_state() {
 }
 
 void set_cpu_autocast_state(AutocastState state) {
-  EMBER_CHECK_VALUE(state.dtype == ScalarType::BFloat16 || state.dtype == ScalarType::Half,
+  // A disabled region may name any dtype (torch.autocast keeps float32 there and warns).
+  EMBER_CHECK_VALUE(!state.enabled || state.dtype == ScalarType::BFloat16 ||
+                        state.dtype == ScalarType::Half,
                     "autocast(): CPU autocast casts to bfloat16 or float16, not ",
                     scalar_type_name(state.dtype));
   tls_dtype = state.dtype;

@@ -20,8 +20,8 @@ struct AutocastState {
 
 /// This thread's CPU autocast state.
 EMBER_API AutocastState cpu_autocast_state();
-/// Sets it (adds or removes AutocastCPU in this thread's included keys). The dtype must be
-/// bfloat16 or float16.
+/// Sets it (adds or removes AutocastCPU in this thread's included keys). An enabled state's
+/// dtype must be bfloat16 or float16.
 EMBER_API void set_cpu_autocast_state(AutocastState state);
 
 /// RAII: opens (or, enabled = false, suspends) a CPU autocast region on this thread and

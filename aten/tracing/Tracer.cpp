@@ -72,7 +72,8 @@ void trace_op(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
     for (size_t i = first; i < stack->size(); ++i) {
       const IValue& a = (*stack)[i];
       if (a.is_tensor() && is_traced(*st, a.to_tensor())) {
-        const std::string what = op.name().str() + "()";
+        const std::string name = op.name().str();
+        const std::string what = name == "aten::_local_scalar_dense" ? "item()" : name + "()";
         data_read_error(what.c_str(), source_line());
       }
     }

@@ -6,6 +6,7 @@
 #include "aten/TensorIndexing.h"
 #include "aten/autograd/Variable.h"
 #include "aten/native/MemoryFormats.h"
+#include "aten/tracing/Tracer.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/alias.h"
 #include "ember/generated/ops/empty.h"
@@ -341,12 +342,14 @@ PyObject* m_retain_grad(PyObject* self, PyObject*) {
 }
 PyObject* m_tolist(PyObject* self, PyObject*) {
   EMBER_PY_BEGIN
+  jit::check_data_read(self_t(self), "tolist()");
   return tensor_to_list(self_t(self));
   EMBER_PY_END(nullptr)
 }
 PyObject* m_numpy(PyObject* self, PyObject* args, PyObject* kwargs) {
   EMBER_PY_BEGIN
   PyObject* force = one_optional_arg(args, kwargs, "numpy", "force");
+  jit::check_data_read(self_t(self), "numpy()");
   EMBER_CHECK_TYPE(force == Py_None || PyBool_Check(force),
                    "numpy(): expected 'force' to be a bool, but got ", Py_TYPE(force)->tp_name);
   if (force != Py_True) {
@@ -529,29 +532,30 @@ std::vector<PyMethodDef> hand_methods = {
 
 // ---- number protocol: conversions --------------------------------------------------------
 
-Scalar single_value(PyObject* self, const char* what) {
+Scalar single_value(PyObject* self, const char* what, const char* conversion) {
   const Tensor& t = self_t(self);
+  jit::check_data_read(t, conversion);
   EMBER_CHECK(t.numel() == 1, what, t.numel() == 0 ? " of Tensor with no values is ambiguous"
                                                    : " of Tensor with more than one value is ambiguous");
   return t.item();
 }
 int nb_bool(PyObject* self) {
   EMBER_PY_BEGIN
-  const Scalar s = single_value(self, "Boolean value");
+  const Scalar s = single_value(self, "Boolean value", "bool()");
   if (s.is_complex()) return s.to_complex() != std::complex<double>(0, 0);
   return s.is_floating_point() ? s.to_double() != 0 : s.to_long() != 0;
   EMBER_PY_END(-1)
 }
 PyObject* nb_float(PyObject* self) {
   EMBER_PY_BEGIN
-  const Scalar s = single_value(self, "float() conversion");
+  const Scalar s = single_value(self, "float() conversion", "float()");
   EMBER_CHECK_TYPE(!s.is_complex(), "float(): can't convert a complex tensor to float");
   return PyFloat_FromDouble(s.to_double());
   EMBER_PY_END(nullptr)
 }
 PyObject* nb_int(PyObject* self) {
   EMBER_PY_BEGIN
-  const Scalar s = single_value(self, "int() conversion");
+  const Scalar s = single_value(self, "int() conversion", "int()");
   EMBER_CHECK_TYPE(!s.is_complex(), "int(): can't convert a complex tensor to int");
   if (s.is_floating_point()) return PyNumber_Long(checked(PyFloat_FromDouble(s.to_double())));
   return PyLong_FromLongLong(s.to_long());
@@ -560,6 +564,7 @@ PyObject* nb_int(PyObject* self) {
 PyObject* nb_index(PyObject* self) {
   EMBER_PY_BEGIN
   const Tensor& t = self_t(self);
+  jit::check_data_read(t, "__index__");
   EMBER_CHECK_TYPE(is_integral(t.dtype(), true) && t.numel() == 1,
                    "only integer tensors of a single element can be converted to an index");
   return PyLong_FromLongLong(t.item().to_long());

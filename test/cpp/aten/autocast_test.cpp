@@ -63,6 +63,12 @@ TEST(Autocast, PromoteOfMixedLowerPrecisionsRaises) {
 TEST(Autocast, OnlyLowerPrecisionDtypes) {
   EXPECT_THROW(amp::set_cpu_autocast_state({true, ScalarType::Double}), ValueError);
   EXPECT_FALSE(amp::cpu_autocast_state().enabled);
+  // A disabled region may carry any dtype (torch.autocast(dtype=float32) warns and keeps it).
+  const amp::AutocastState before = amp::cpu_autocast_state();
+  amp::set_cpu_autocast_state({false, ScalarType::Float});
+  EXPECT_EQ(amp::cpu_autocast_state().dtype, ScalarType::Float);
+  EXPECT_FALSE(amp::cpu_autocast_state().enabled);
+  amp::set_cpu_autocast_state(before);
 }
 
 }  // namespace
