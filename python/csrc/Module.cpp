@@ -114,6 +114,7 @@ PYBIND11_MODULE(_C, m) {
   }
   init_autograd(m);
   init_profiler(m);
+  init_tracing(m);
   ember::PrintOptions options = ember::print_options();
   options.dtype_prefix = "ember.";
   ember::set_print_options(options);

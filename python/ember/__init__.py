@@ -45,8 +45,11 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
     set_grad_enabled,
 )
 
-from ember import accelerator, amp, cuda, func, hub, onnx, profiler, random, return_types  # noqa: E402,F401
+from ember import accelerator, amp, cuda, func, hub, jit, onnx, profiler, random, return_types  # noqa: E402,F401
 from ember.func import vmap  # noqa: E402,F401
+from ember import compiler  # noqa: E402,F401
+from ember.compiler import compile  # noqa: E402,F401
+from ember._cond import cond  # noqa: E402,F401
 from ember.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from ember.random import get_rng_state, set_rng_state  # noqa: E402,F401
 from ember._float32_precision import (  # noqa: E402,F401
