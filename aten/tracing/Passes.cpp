@@ -267,8 +267,10 @@ int remove_noops(Graph& g) {
     const int y = node.outputs[0].value;
     const TensorType& tx = g.values[x].type;
     const TensorType& ty = g.values[y].type;
-    if (tx.dtype != ty.dtype || tx.sizes != ty.sizes || tx.device != ty.device) continue;
     const std::string& op = node.op;
+    const bool transpose = op == "aten::t" || op == "aten::transpose.int";
+    // (a transpose changes the shape; the pair's result is checked against its base below)
+    if (tx.dtype != ty.dtype || (!transpose && tx.sizes != ty.sizes) || tx.device != ty.device) continue;
     auto number = [&](size_t k) -> std::optional<double> {
       if (k >= node.inputs.size()) return std::nullopt;
       if (auto c = constant_number(node.inputs[k])) return c;
@@ -289,7 +291,7 @@ int remove_noops(Graph& g) {
         noop = noop && !(node.inputs[3].kind == Slot::Kind::Constant && node.inputs[3].constant.is_bool() &&
                          node.inputs[3].constant.to_bool());  // copy=True asks for a new tensor
       }
-    } else if (op == "aten::t" || op == "aten::transpose.int") {
+    } else if (transpose) {
       // A transpose of a transpose of x, over the same pair of dims.
       const Value& xv = g.values[x];
       if (xv.producer >= 0) {

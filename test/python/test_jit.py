@@ -1,0 +1,471 @@
+"""ember.jit.trace, the graph passes, elementwise fusion, ember.cond and ember.compile.
+
+The fused kernels are checked in the op-table style: every op the fusion pass takes, traced
+and fused, against the same expression run eagerly by Ember (bitwise where the fused tile
+calls the eager functor) and by torch, over contiguous, broadcast, transposed, 0-d and empty
+inputs, float32 and float64, with gradients through the fused graph."""
+import re
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+F = ember.nn.functional
+
+
+def pos(m, t):
+    return m.abs(t) + 0.25
+
+
+# name -> f(m, x, y): one fusable op, chained with a multiply so the pass makes a fused node.
+UNARY = {
+    "neg": lambda m, x, y: m.neg(x) * y,
+    "abs": lambda m, x, y: m.abs(x) * y,
+    "relu": lambda m, x, y: m.relu(x) * y,
+    "exp": lambda m, x, y: m.exp(x) * y,
+    "expm1": lambda m, x, y: m.expm1(x) * y,
+    "log": lambda m, x, y: m.log(pos(m, x)) * y,
+    "log1p": lambda m, x, y: m.log1p(pos(m, x)) * y,
+    "log2": lambda m, x, y: m.log2(pos(m, x)) * y,
+    "sqrt": lambda m, x, y: m.sqrt(pos(m, x)) * y,
+    "rsqrt": lambda m, x, y: m.rsqrt(pos(m, x)) * y,
+    "sin": lambda m, x, y: m.sin(x) * y,
+    "cos": lambda m, x, y: m.cos(x) * y,
+    "tanh": lambda m, x, y: m.tanh(x) * y,
+    "sigmoid": lambda m, x, y: m.sigmoid(x) * y,
+    "erf": lambda m, x, y: m.erf(x) * y,
+    "gelu": lambda m, x, y: m.nn.functional.gelu(x) * y,
+    "gelu_tanh": lambda m, x, y: m.nn.functional.gelu(x, approximate="tanh") * y,
+    "silu": lambda m, x, y: m.nn.functional.silu(x) * y,
+    "reciprocal": lambda m, x, y: m.reciprocal(pos(m, x)) * y,
+    "square": lambda m, x, y: m.square(x) * y,
+}
+BINARY = {
+    "add": lambda m, x, y: (x + y) * 2.5,
+    "add_alpha": lambda m, x, y: m.add(x, y, alpha=3) * 2.5,
+    "sub": lambda m, x, y: (x - y) * 2.5,
+    "sub_alpha": lambda m, x, y: m.sub(x, y, alpha=0.5) * 2.5,
+    "mul": lambda m, x, y: (x * y) + 1.5,
+    "div": lambda m, x, y: (x / pos(m, y)) * 2.5,
+    "maximum": lambda m, x, y: m.maximum(x, y) * 2.5,
+    "minimum": lambda m, x, y: m.minimum(x, y) * 2.5,
+    "add_scalar": lambda m, x, y: (x + 0.75) * y,
+    "sub_scalar": lambda m, x, y: (x - 0.75) * y,
+    "mul_scalar": lambda m, x, y: (x * 0.75) * y,
+    "div_scalar": lambda m, x, y: (x / 0.75) * y,
+    "rsub_scalar": lambda m, x, y: (0.75 - x) * y,
+    "clamp": lambda m, x, y: m.clamp(x, -0.5, 0.5) * y,
+    "clamp_min": lambda m, x, y: m.clamp(x, min=-0.25) * y,
+    "clamp_max": lambda m, x, y: m.clamp(x, max=0.25) * y,
+    "where": lambda m, x, y: m.where(x > y, x, y) * 2.5,
+}
+OPS = {**UNARY, **BINARY}
+
+RNG = np.random.default_rng(0)
+
+
+def layouts():
+    a = RNG.standard_normal((6, 5))
+    b = RNG.standard_normal((6, 5))
+    yield "contiguous", a, b, None
+    yield "broadcast", RNG.standard_normal((4, 3, 5)), RNG.standard_normal((3, 1)), None
+    yield "broadcast_both", RNG.standard_normal((4, 1, 5)), RNG.standard_normal((3, 5)), None
+    yield "transposed", a, b, "t"
+    yield "0-d", np.array(0.7), np.array(-1.3), None
+    yield "empty", np.zeros((0, 5)), np.zeros((0, 5)), None
+    yield "large", RNG.standard_normal((3, 4099)), RNG.standard_normal((3, 4099)), None
+
+
+LAYOUTS = list(layouts())
+
+
+def make(m, a, dtype, how):
+    t = m.tensor(a, dtype=getattr(m, dtype))
+    return t.t() if how == "t" else t
+
+
+TENSOR_BINARY = {"add", "add_alpha", "sub", "sub_alpha", "mul", "maximum", "minimum", "where"}
+
+
+def expect_fused(name, layout):
+    """Where the pass makes one fused node. A fused program runs over one dense row-major
+    shape: a chain whose results are transposed (elementwise results follow their inputs'
+    layout) stays unfused, as does an op at a smaller shape before a broadcast (x's [4, 1, 5]
+    under [4, 3, 5]; div's abs(y) + 0.25 at y's shape)."""
+    if layout == "transposed":
+        return False
+    if layout == "broadcast":
+        return name != "div"
+    if layout == "broadcast_both":
+        return name in TENSOR_BINARY
+    return True
+
+
+def fused_nodes(graph):
+    return [n for n in graph.nodes() if n["op"] == "ember::fused_elementwise"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[l[0] for l in LAYOUTS])
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_fusable_op_fused_equals_eager(name, layout, dtype):
+    _, a, b, how = layout
+    f = OPS[name]
+    x, y = make(ember, a, dtype, how), make(ember, b, dtype, how)
+    g = ember.jit.trace(lambda x, y: f(ember, x, y), (x, y))
+    if expect_fused(name, layout[0]):
+        # (where's condition x > y is a comparison, which stays a node of its own)
+        nodes = 2 if name == "where" else 1
+        assert len(fused_nodes(g.graph)) == 1 and len(g.graph.nodes()) == nodes, str(g.graph)
+    # The graph is reused on new values of the same signature.
+    x2, y2 = x * 1.5 - 0.1, y * 0.5 + 0.2
+    if not expect_fused(name, layout[0]):
+        assert not fused_nodes(g.graph) or len(g.graph.nodes()) > 1
+    for xi, yi in ((x, y), (x2, y2)):
+        got = g(xi, yi).numpy()
+        want = f(ember, xi, yi).numpy()
+        tol = 1e-6 if dtype == "float32" else 1e-13
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+        ref = f(torch, torch.from_numpy(xi.numpy()), torch.from_numpy(yi.numpy())).numpy()
+        np.testing.assert_allclose(got, ref, rtol=10 * tol, atol=10 * tol)
+        assert got.shape == want.shape and got.dtype == want.dtype
+
+
+BITWISE = ["neg", "abs", "relu", "exp", "tanh", "sigmoid", "add", "sub", "mul", "div",
+           "maximum", "minimum", "add_scalar", "mul_scalar", "clamp", "where", "square"]
+
+
+@pytest.mark.parametrize("name", BITWISE)
+def test_fused_is_bitwise_eager_where_the_functors_are_the_same(name):
+    x = ember.randn(1000, 37)
+    y = ember.randn(37)
+    f = OPS[name]
+    g = ember.jit.trace(lambda x, y: f(ember, x, y), (x, y))
+    assert fused_nodes(g.graph)
+    assert ember.equal(g(x, y), f(ember, x, y))
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_gradients_flow_through_a_fused_graph(name):
+    a = RNG.standard_normal((4, 5))
+    b = RNG.standard_normal((4, 5)) + np.where(np.abs(a - RNG.standard_normal((4, 5))) < 0.1, 0.5, 0)
+    f = OPS[name]
+    xe, ye = (ember.tensor(v, requires_grad=True) for v in (a, b))
+    xt, yt = (torch.tensor(v, requires_grad=True) for v in (a, b))
+    g = ember.jit.trace(lambda x, y: f(ember, x, y), (xe.detach(), ye.detach()))
+    g(xe, ye).sum().backward()
+    f(torch, xt, yt).sum().backward()
+    np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ye.grad.numpy(), yt.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_the_long_chain_of_the_benchmark_is_one_fused_node():
+    x, y = ember.randn(1000), ember.randn(1000)
+
+    def f(x, y):
+        return ember.exp(-x) * ember.tanh(y) + F.gelu(x) - 0.5 * y
+    g = ember.jit.trace(f, (x, y))
+    assert [n["op"] for n in g.graph.nodes()] == ["ember::fused_elementwise"]
+    xt, yt = torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy())
+    ref = torch.exp(-xt) * torch.tanh(yt) + torch.nn.functional.gelu(xt) - 0.5 * yt
+    np.testing.assert_allclose(g(x, y).numpy(), ref.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_graph_prints_one_line_per_node_with_the_source_line():
+    x = ember.randn(64, 784)
+    w = ember.randn(10, 784)
+    b = ember.randn(10)
+    g = ember.jit.trace(lambda x, w, b: ember.addmm(b, x, w.t()), (x, w, b), optimize=False)
+    text = str(g.graph)
+    assert re.search(r"%\d+ : f32\[64, 10\] = aten::addmm\(%b, %x, %\d+, 1, 1\)  # test_jit.py:\d+",
+                     text), text
+    assert "%x : f32[64, 784]" in text and "return (" in text
+
+
+# ---- modules ---------------------------------------------------------------------------------
+
+def mlp():
+    ember.manual_seed(0)
+    return ember.nn.Sequential(ember.nn.Linear(8, 16), ember.nn.ReLU(), ember.nn.Linear(16, 4))
+
+
+def test_module_parameters_are_named_inputs_and_shared():
+    net = mlp()
+    x = ember.randn(5, 8)
+    g = ember.jit.trace(net, (x,))
+    assert g.graph.input_names == ["input", "0.weight", "0.bias", "2.weight", "2.bias"]
+    assert list(g.state_dict()) == list(net.state_dict())
+    assert all(a is b for a, b in zip(g.parameters(), net.parameters()))
+    assert ember.equal(g(x), net(x))
+    # A training step through the graph updates the module, and the graph sees the update.
+    opt = ember.optim.SGD(g.parameters(), lr=0.1)
+    g(x).square().sum().backward()
+    opt.step()
+    assert ember.equal(g(x), net(x))
+
+
+def test_gradients_of_a_traced_module_match_eager():
+    net = mlp()
+    x = ember.randn(5, 8)
+    g = ember.jit.trace(net, (x,))
+    g(x).sum().backward()
+    got = [p.grad.clone() for p in net.parameters()]
+    net.zero_grad()
+    net(x).sum().backward()
+    for a, p in zip(got, net.parameters()):
+        assert ember.allclose(a, p.grad, rtol=1e-6, atol=1e-7)
+
+
+def test_freeze_makes_parameters_constants():
+    net = mlp()
+    x = ember.randn(5, 8)
+    g = ember.jit.trace(net, (x,), freeze=True)
+    assert g.graph.input_names == ["input"]
+    assert ember.allclose(g(x), net(x))
+
+
+def test_nested_inputs_and_outputs():
+    def f(pair, d):
+        a, b = pair
+        return {"sum": a + b, "rest": [a * d["k"], d["k"].exp()]}
+    a, b, k = ember.randn(3), ember.randn(3), ember.randn(3)
+    g = ember.jit.trace(f, ((a, b), {"k": k}))
+    out = g((a, b), {"k": k})
+    assert set(out) == {"sum", "rest"} and isinstance(out["rest"], list)
+    assert ember.equal(out["sum"], a + b) and ember.equal(out["rest"][1], k.exp())
+
+
+def test_in_place_ops_and_views_replay_exactly():
+    def f(x):
+        y = x.clone()
+        y[1:].mul_(2)
+        v = y.view(-1)
+        v.add_(1)
+        return y, v[::2]
+    x = ember.randn(3, 4)
+    g = ember.jit.trace(f, (x,))
+    x2 = ember.randn(3, 4)
+    for a, b in zip(g(x2), f(x2)):
+        assert ember.equal(a, b)
+
+
+def test_check_trace_compares_the_graph_with_the_function():
+    x = ember.randn(3)
+    g = ember.jit.trace(lambda x: x.sin() + 1, (x,), check_trace=True)
+    assert ember.equal(g(x), x.sin() + 1)
+
+
+# ---- passes ----------------------------------------------------------------------------------
+
+def ops_of(graph):
+    return [n["op"] for n in graph.nodes()]
+
+
+def test_prune_drops_what_no_output_needs():
+    def f(x):
+        unused = x.exp().sum()  # noqa: F841
+        return x.sin()
+    g = ember.jit.trace(f, (ember.randn(4),), optimize=False)
+    graph = g.graph
+    assert "aten::exp" in ops_of(graph)
+    assert graph.prune() == 2
+    assert ops_of(graph) == ["aten::sin"]
+
+
+def test_common_subexpressions_are_merged():
+    def f(x):
+        return x.matmul(x.t()) + x.matmul(x.t())
+    x = ember.randn(3, 3)
+    g = ember.jit.trace(f, (x,), optimize=False)
+    before = len(g.graph.nodes())
+    assert g.graph.eliminate_common_subexpressions() >= 2
+    assert len(g.graph.nodes()) == before - 2
+    assert ember.equal(g(x), f(x))
+
+
+def test_constants_are_folded():
+    c = ember.arange(6.0).reshape(2, 3)
+
+    def f(x):
+        return x + c.t().exp() * 2
+    x = ember.randn(3, 2)
+    g = ember.jit.trace(f, (x,), optimize=False)
+    assert g.graph.fold_constants() == 3
+    assert ops_of(g.graph) == ["aten::add.Tensor"]
+    assert ember.allclose(g(x), f(x))
+
+
+def test_noops_are_removed():
+    def f(x):
+        return (x * 1 + 0).t().t().contiguous().reshape(3, 4) / 1
+    x = ember.randn(3, 4)
+    g = ember.jit.trace(f, (x,), optimize=False)
+    assert g.graph.remove_noops() == 6          # the transpose pair counts once
+    g.graph.prune()
+    assert ops_of(g.graph) == []
+    assert ember.equal(g(x), x)
+
+
+def test_passes_leave_random_ops_and_mutations_alone():
+    def f(x):
+        y = x * 2
+        y.add_(1)
+        return F.dropout(y, 0.5) + ember.rand(3)
+    x = ember.ones(3)
+    g = ember.jit.trace(f, (x,))
+    assert "aten::add_.Tensor" in ops_of(g.graph) or "aten::add_.Scalar" in ops_of(g.graph)
+    assert any("rand" in op for op in ops_of(g.graph))
+    ember.manual_seed(3)
+    a = g(x)
+    ember.manual_seed(3)
+    b = f(x)
+    assert ember.equal(a, b)
+
+
+# ---- bad input -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("conversion,call", [
+    ("bool()", lambda t: bool(t.sum() > 0)),
+    ("int()", lambda t: int(t.sum())),
+    ("float()", lambda t: float(t.sum())),
+    ("item()", lambda t: t.sum().item()),
+    ("tolist()", lambda t: t.tolist()),
+    ("numpy()", lambda t: t.numpy()),
+    ("__index__", lambda t: [1, 2, 3][t.sum().long()]),
+    ("bool()", lambda t: t.sum() > 0 and 1),
+])
+def test_data_reading_conversions_raise_naming_the_conversion_and_line(conversion, call):
+    def f(x):
+        y = x * 2
+        call(y)
+        return y
+    with pytest.raises(RuntimeError, match=re.escape(conversion) + r" reads the value of a "
+                       r"traced tensor \(at test_jit.py:\d+\)"):
+        ember.jit.trace(f, (ember.ones(3),))
+    assert not ember.jit.is_tracing()
+
+
+def test_the_traced_branch_case_raises_and_cond_gives_the_eager_answer():
+    # pytorch#43548: traced on ones, run on -3 * ones, torch.jit.trace returns -6 (eager: -4).
+    def f(x):
+        if x.sum() > 0:
+            return x * 2
+        return x - 1
+    with pytest.raises(RuntimeError, match="ember.cond"):
+        ember.jit.trace(f, (ember.ones(3),))
+
+    def g(x):
+        return ember.cond(x.sum() > 0, lambda v: v * 2, lambda v: v - 1, (x,))
+    tg = ember.jit.trace(g, (ember.ones(3),))
+    assert tg(ember.ones(3)).tolist() == [2, 2, 2]
+    assert tg(-3 * ember.ones(3)).tolist() == [-4, -4, -4]
+    assert g(-3 * ember.ones(3)).tolist() == [-4, -4, -4]
+
+
+def test_cond_bad_input():
+    x = ember.ones(3)
+    with pytest.raises(TypeError, match="same structure"):
+        ember.jit.trace(lambda x: ember.cond(x.sum() > 0, lambda v: v, lambda v: (v, v), (x,)),
+                        (x,))
+    with pytest.raises(TypeError, match="output 0 of the branches differs"):
+        ember.jit.trace(lambda x: ember.cond(x.sum() > 0, lambda v: v, lambda v: v.sum(), (x,)),
+                        (x,))
+    with pytest.raises(ValueError, match="one element"):
+        ember.cond(ember.ones(2), lambda: 1, lambda: 2)
+    assert ember.cond(False, lambda v: v + 1, lambda v: v - 1, (x,)).tolist() == [0, 0, 0]
+
+
+def test_non_tensor_results_raise():
+    with pytest.raises(TypeError, match="holds a int"):
+        ember.jit.trace(lambda x: (x + 1, 3), (ember.ones(2),))
+    assert not ember.jit.is_tracing()
+
+
+COUNTER = 0
+
+
+def test_mutating_a_global_raises():
+    def f(x):
+        global COUNTER
+        COUNTER += 1
+        return x + COUNTER
+    with pytest.raises(RuntimeError, match="changed the Python global.*COUNTER"):
+        ember.jit.trace(f, (ember.ones(2),))
+
+
+def test_outputs_made_outside_the_trace_raise():
+    outside = ember.ones(2)
+    with pytest.raises(ValueError, match="output 0 was not computed by the traced function"):
+        ember.jit.trace(lambda x: outside, (ember.ones(2),))
+
+
+def test_graph_run_checks_its_inputs():
+    g = ember.jit.trace(lambda x: x.exp(), (ember.ones(2),))
+    with pytest.raises(TypeError, match="expected 1 input"):
+        g(ember.ones(2), ember.ones(2))
+    with pytest.raises(Exception, match=r"expected input 0 \(%x\) to be f32\[2\], but got f64\[2\]"):
+        g(ember.ones(2, dtype=ember.float64))
+
+
+# ---- ember.compile ---------------------------------------------------------------------------
+
+def test_compile_traces_once_per_signature_and_guards():
+    ember.compiler.reset()
+    net = mlp()
+    c = ember.compile(net)
+    x = ember.randn(5, 8)
+    for _ in range(3):
+        y = c(x)
+    assert ember.allclose(y, net(x))
+    assert ember.compiler.counters["graphs"] == 1 and ember.compiler.counters["cache_hits"] == 2
+    c(ember.randn(7, 8))                       # a new shape: a new graph
+    assert ember.compiler.counters["recompiles"] == 1
+    with ember.no_grad():                      # the grad mode is part of the guard
+        c(x)
+    assert ember.compiler.counters["graphs"] == 3
+    assert list(c.state_dict())[0] == "_orig_mod.0.weight"
+
+
+def test_compile_breaks_the_graph_at_a_data_read_unless_fullgraph():
+    ember.compiler.reset()
+
+    def f(x):
+        if x.sum() > 0:
+            return x * 2
+        return x - 1
+    cf = ember.compile(f)
+    assert cf(ember.ones(3)).tolist() == [2, 2, 2]
+    assert cf(-3 * ember.ones(3)).tolist() == [-4, -4, -4]
+    assert ember.compiler.counters["graph_breaks"] == 1
+    (reason,) = ember.compiler.counters["break_reasons"]
+    assert "bool()" in reason
+    with pytest.raises(RuntimeError, match="bool\\(\\) reads the value"):
+        ember.compile(f, fullgraph=True)(ember.ones(3))
+
+
+def test_compile_cache_is_bounded_and_warns_on_recompiles(monkeypatch):
+    ember.compiler.reset()
+    monkeypatch.setattr(ember.compiler, "cache_size_limit", 2)
+    cf = ember.compile(lambda x: x.exp() + 1)
+    with pytest.warns(UserWarning, match="traced 3 times"):
+        for n in (1, 2, 3):
+            cf(ember.ones(n))
+    assert len(cf._compiled.cache) == 2 and ember.compiler.counters["evictions"] == 1
+    assert cf(ember.ones(3)).tolist() == [np.float32(np.e + 1)] * 3
+
+
+def test_compile_as_a_decorator_with_non_tensor_arguments():
+    ember.compiler.reset()
+
+    @ember.compile(fullgraph=True)
+    def f(x, scale, *, shift=0.0):
+        return x * scale + shift
+    x = ember.ones(2)
+    assert f(x, 2.0).tolist() == [2, 2]
+    assert f(x, 3.0, shift=1.0).tolist() == [4, 4]    # another value: another graph
+    assert ember.compiler.counters["graphs"] == 2
+    with pytest.raises(TypeError, match="expected a function"):
+        ember.compile(3)
