@@ -90,8 +90,8 @@ py::object constant_object(const IValue& v) {
   if (v.is_int_list()) return py::cast(v.to_int_list());
   if (v.is_double_list()) return py::cast(v.to_double_list());
   if (v.is_bool_list()) return py::cast(v.to_bool_list());
-  if (v.is_scalar_type()) return py::reinterpret_steal<py::object>(dtype_object(v.to_scalar_type()));
-  if (v.is_layout()) return py::reinterpret_steal<py::object>(layout_object(v.to_layout()));
+  if (v.is_scalar_type()) return py::reinterpret_borrow<py::object>(dtype_object(v.to_scalar_type()));
+  if (v.is_layout()) return py::reinterpret_borrow<py::object>(layout_object(v.to_layout()));
   if (v.is_device()) return py::reinterpret_steal<py::object>(device_object(v.to_device()));
   if (v.is_scalar()) {
     const Scalar s = v.to_scalar();
@@ -117,7 +117,7 @@ py::dict value_object(const Graph& g, int v) {
   const jit::Value& val = g.values[v];
   py::dict d;
   d["name"] = val.name;
-  d["dtype"] = py::reinterpret_steal<py::object>(dtype_object(val.type.dtype));
+  d["dtype"] = py::reinterpret_borrow<py::object>(dtype_object(val.type.dtype));
   d["shape"] = py::cast(val.type.sizes);
   d["strides"] = py::cast(val.type.strides);
   d["device"] = py::reinterpret_steal<py::object>(device_object(val.type.device));
