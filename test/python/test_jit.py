@@ -469,3 +469,18 @@ def test_compile_as_a_decorator_with_non_tensor_arguments():
     assert ember.compiler.counters["graphs"] == 2
     with pytest.raises(TypeError, match="expected a function"):
         ember.compile(3)
+
+
+def test_a_graph_modules_results_are_freed_when_dropped():
+    # (a recursive closure in the unflattening once kept each result alive until gc ran)
+    import gc
+    import weakref
+    g = ember.jit.trace(lambda x: (x.exp(), [x.sin()]), (ember.ones(3),))
+    gc.disable()
+    try:
+        out = g(ember.ones(3))
+        refs = [weakref.ref(out[0]), weakref.ref(out[1][0])]
+        del out
+        assert all(r() is None for r in refs)
+    finally:
+        gc.enable()

@@ -48,17 +48,19 @@ def _flatten(obj, what: str, leaves: list):
 
 
 def _unflatten(spec, leaves):
-    it = iter(leaves)
+    return _build(spec, iter(leaves))
 
-    def build(s):
-        if s is None:
-            return next(it)
-        kind, items = s
-        if kind is dict:
-            return {k: build(v) for k, v in items}
-        built = [build(v) for v in items]
-        return tuple(built) if kind is tuple else (kind(built) if kind is not list else built)
-    return build(spec)
+
+def _build(spec, it):
+    # (module-level, not a closure: a recursive closure is a reference cycle that would keep
+    # the results alive until the garbage collector runs)
+    if spec is None:
+        return next(it)
+    kind, items = spec
+    if kind is dict:
+        return {k: _build(v, it) for k, v in items}
+    built = [_build(v, it) for v in items]
+    return tuple(built) if kind is tuple else (built if kind is list else kind(built))
 
 
 def _globals_of(fn):
