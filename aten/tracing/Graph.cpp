@@ -328,10 +328,15 @@ std::vector<Tensor> run(const Graph& graph, const std::vector<Tensor>& inputs) {
     const Tensor& t = inputs[i];
     EMBER_CHECK_VALUE(t.defined(), "jit graph: input ", i, " (", graph.value_name(graph.inputs[i]),
                       ") is undefined");
-    EMBER_CHECK_TYPE(t.dtype() == expected.type.dtype && t.dim() == static_cast<int64_t>(expected.type.sizes.size()) &&
+    // A graph is specialised to the traced shapes: its view and reshape nodes hold the
+    // traced sizes and a fused node its broadcast, so another shape is an error here, not a
+    // wrong answer or a puzzling one further on (ember.compile retraces on a new shape).
+    EMBER_CHECK_TYPE(t.dtype() == expected.type.dtype && t.sizes() == IntArrayRef(expected.type.sizes) &&
                          t.device() == expected.type.device,
                      "jit graph: expected input ", i, " (", graph.value_name(graph.inputs[i]), ") to be ",
-                     expected.type.str(), ", but got ", TensorType::of(t).str());
+                     expected.type.str(), " as traced, but got ", TensorType::of(t).str(),
+                     " (a graph runs on the dtypes, shapes and devices it was traced with; trace "
+                     "again, or use ember.compile, which retraces on a new shape)");
     env[graph.inputs[i]] = t;
   }
   for (size_t v = 0; v < graph.values.size(); ++v) {

@@ -13,6 +13,7 @@
 #include "aten/tracing/Fusion.h"
 #include "aten/tracing/Graph.h"
 #include "aten/tracing/Passes.h"
+#include "aten/tracing/Serialize.h"
 #include "aten/tracing/Tracer.h"
 #include "c10/util/Exception.h"
 #include "python/csrc/Autograd.h"
@@ -204,6 +205,26 @@ void init_tracing(py::module_& m) {
   });
   m.def("_jit_end_trace", [](const py::sequence& outputs) {
     return std::make_shared<Graph>(jit::end_trace(tensor_args(outputs, "jit.trace() output")));
+  });
+  m.def("_jit_save", [](const Graph& g, const py::sequence& bound, const std::string& path) {
+    jit::TracedProgram p;
+    p.graph = g;
+    for (py::handle item : bound) {
+      auto pair = item.cast<py::tuple>();
+      p.bound.emplace_back(pair[0].cast<std::string>(), tensor_arg(pair[1], "jit.save() bound"));
+    }
+    py::gil_scoped_release unlocked;
+    jit::save(p, path);
+  });
+  m.def("_jit_load", [](const std::string& path) {
+    jit::TracedProgram p;
+    {
+      py::gil_scoped_release unlocked;
+      p = jit::load(path);
+    }
+    py::list bound;
+    for (auto& [name, t] : p.bound) bound.append(py::make_tuple(name, tensor_obj(t)));
+    return py::make_tuple(std::make_shared<Graph>(std::move(p.graph)), bound);
   });
   m.def("_jit_abort_trace", &jit::abort_trace);
   m.def("_jit_is_tracing", &jit::is_tracing);

@@ -188,6 +188,8 @@ class GraphModule(Module):
         for name, t in self._bound_tensors().items():
             inputs[self._slots[name]] = t
         out = self.graph.run(inputs)
+        if self._out_spec is None:  # a loaded graph: one tensor, or a tuple of them
+            return out[0] if len(out) == 1 else tuple(out)
         return _unflatten(self._out_spec, out)
 
     def extra_repr(self) -> str:
@@ -233,3 +235,66 @@ def trace(fn, example_inputs, *, optimize: bool = True, freeze: bool = False,
     return gm
 
 
+
+
+# ---- save / load -----------------------------------------------------------------------------
+
+def save(m, f) -> None:
+    """torch.jit.save(m, f): writes a GraphModule (its graph and the parameters and buffers it
+    reads) to a path or a binary file object as data only: a flat description of the graph
+    and the tensors in Ember's checkpoint format (aten/tracing/Serialize.h). Loading runs no
+    code; ember::jit::load runs it from C++ without Python."""
+    import os
+    if isinstance(m, Graph):
+        graph, bound = m, []
+    elif isinstance(m, GraphModule):
+        graph, bound = m.graph, [(n, t.detach()) for n, t in m._bound_tensors().items()]
+    else:
+        raise TypeError(f"jit.save(): expected a GraphModule (from ember.jit.trace) or a Graph, "
+                        f"but got {type(m).__name__}")
+    if hasattr(f, "write"):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "graph.ember")
+            _C._jit_save(graph, bound, path)
+            with open(path, "rb") as src:
+                f.write(src.read())
+        return
+    _C._jit_save(graph, bound, os.fspath(f))
+
+
+def load(f, map_location=None) -> GraphModule:
+    """torch.jit.load(f): reads a file ember.jit.save wrote; returns a GraphModule whose
+    parameters (tensors saved with requires_grad) and buffers sit under their saved dotted
+    names, so state_dict() and load_state_dict() work as on the traced module. It takes the
+    graph's other inputs positionally and returns a tensor, or a tuple for several outputs.
+    A truncated or corrupted file, an unknown op or a changed schema raises at load."""
+    import os
+    from ember.nn.parameter import Parameter
+    if map_location is not None and str(map_location) != "cpu":
+        raise ValueError(f"jit.load(): map_location={map_location!r}: this build loads to the CPU only")
+    if hasattr(f, "read"):
+        import tempfile
+        data = f.read()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "graph.ember")
+            with open(path, "wb") as dst:
+                dst.write(data)
+            graph, bound = _C._jit_load(path)
+    else:
+        graph, bound = _C._jit_load(os.fspath(f))
+    gm = GraphModule(graph, [n for n, _ in bound])
+    for name, t in bound:
+        owner = gm
+        *path, leaf = name.split(".")
+        for part in path:
+            child = owner._modules.get(part)
+            if child is None:
+                child = Module()
+                owner.add_module(part, child)
+            owner = child
+        if t.requires_grad:
+            owner.register_parameter(leaf, Parameter(t.detach(), requires_grad=True))
+        else:
+            owner.register_buffer(leaf, t)
+    return gm
