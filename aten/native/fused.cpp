@@ -1,6 +1,8 @@
 // The fused elementwise kernel's checks and outputs (fused.h); the loop is cpu/fused_elementwise.cpp.
 #include "aten/native/fused.h"
 
+#include <limits>
+
 #include "aten/tracing/Fusion.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/empty.h"
@@ -22,8 +24,18 @@ std::vector<Tensor> fused_elementwise(const jit::FusedProgram& p, const std::vec
   }
   std::vector<Tensor> outputs;
   outputs.reserve(p.outputs.size());
-  for (size_t k = 0; k < p.outputs.size(); ++k) {
+  for (size_t k = 0; k < p.elementwise_outputs(); ++k) {
     outputs.push_back(ember::empty(p.sizes, TensorOptions().dtype(p.dtype)));
+  }
+  if (p.reduces()) {
+    // An empty chain reduces to what the op gives an empty input: 0 for sum, NaN for mean
+    // (the fusion pass leaves empty amax/amin, which raise, unfused).
+    outputs.push_back(ember::empty(p.reduction.sizes, TensorOptions().dtype(p.dtype)));
+    int64_t numel = 1;
+    for (int64_t s : p.sizes) numel *= s;
+    if (numel == 0) {
+      outputs.back().fill_(p.reduction.op == jit::FusedReduce::Mean ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+    }
   }
   EMBER_CPU_KERNEL(fused_elementwise_kernel_cpu)(p, expanded, outputs);
   return outputs;

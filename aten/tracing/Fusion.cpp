@@ -44,6 +44,17 @@ const char* fused_op_name(FusedOp op) {
   return "?";
 }
 
+const char* fused_reduce_name(FusedReduce op) {
+  switch (op) {
+    case FusedReduce::None: return "none";
+    case FusedReduce::Sum: return "sum";
+    case FusedReduce::Mean: return "mean";
+    case FusedReduce::Amax: return "amax";
+    case FusedReduce::Amin: return "amin";
+  }
+  return "?";
+}
+
 std::string FusedProgram::str() const {
   std::ostringstream os;
   for (const FusedInstr& in : code) {
@@ -68,6 +79,10 @@ std::string FusedProgram::str() const {
       os << ", alpha=" << in.s1;
     }
     os << ")\n";
+  }
+  if (reduces()) {
+    os << 'r' << num_registers - 1 << " = " << fused_reduce_name(reduction.op) << "(r" << reduction.reg
+       << ", inner=" << reduction.inner << ")\n";
   }
   os << "return (";
   for (size_t i = 0; i < outputs.size(); ++i) os << (i ? ", r" : "r") << outputs[i];

@@ -41,6 +41,21 @@ struct FusedInstr {
   double s0 = 0, s1 = 1;
 };
 
+/// A reduction that ends a fused chain (Note [Fused reductions]): register `reg` reduced
+/// over its trailing `inner` elements (all of them for a full reduction) into the node's
+/// last output, of shape `sizes` (with or without the kept dims, as the replaced op
+/// returned). Sums accumulate in double.
+enum class FusedReduce : uint8_t { None, Sum, Mean, Amax, Amin };
+
+EMBER_API const char* fused_reduce_name(FusedReduce op);
+
+struct FusedReduction {
+  FusedReduce op = FusedReduce::None;
+  int reg = -1;
+  int64_t inner = 1;
+  std::vector<int64_t> sizes;
+};
+
 /// A fused chain over one output shape and one dtype (float32 or float64). Registers
 /// 0..num_inputs-1 hold the inputs (broadcast to `sizes`); the instructions write the
 /// others, each once.
@@ -51,9 +66,17 @@ struct EMBER_API FusedProgram {
   int num_registers = 0;
   std::vector<FusedInstr> code;
   std::vector<int> outputs;  ///< the registers returned, in the node's output order
+  /// An optional reduction of one register; its result is the last register
+  /// (num_registers - 1, which no instruction writes) and the last output.
+  FusedReduction reduction;
   /// The ops it replaced, over registers (Slot values are register numbers): run through
-  /// the dispatcher instead when autograd must record the call.
+  /// the dispatcher instead when autograd must record the call. One per instruction, and
+  /// the reduction's op last when there is one.
   std::vector<Node> unfused;
+
+  bool reduces() const { return reduction.op != FusedReduce::None; }
+  /// How many outputs the tile loop writes at the program's sizes (all but the reduction's).
+  size_t elementwise_outputs() const { return outputs.size() - (reduces() ? 1 : 0); }
 
   /// One instruction per line: "r3 = exp(r2)".
   std::string str() const;

@@ -475,6 +475,71 @@ std::optional<FusedInstr> as_instr(const Graph& g, const Node& n, const Analysis
   return in;
 }
 
+// The reduction node `n` stands for when it reads a result of the chain `sizes` of `dtype`
+// and reduces trailing dims in the chain's dtype (Note [Fused reductions]); nullopt when not.
+std::optional<FusedReduction> as_reduction(const Graph& g, const Node& n, const Analysis& a, size_t index,
+                                           ScalarType dtype, const std::vector<int64_t>& sizes) {
+  static const std::unordered_map<std::string, FusedReduce> ops = {
+      {"aten::sum", FusedReduce::Sum},   {"aten::sum.dim_IntList", FusedReduce::Sum},
+      {"aten::mean", FusedReduce::Mean}, {"aten::mean.dim", FusedReduce::Mean},
+      {"aten::amax", FusedReduce::Amax}, {"aten::amin", FusedReduce::Amin},
+  };
+  if (!n.handle || a.writes[index] || a.random[index] || touches_mutable(n, a)) return std::nullopt;
+  auto it = ops.find(n.op);
+  if (it == ops.end() || n.inputs.empty() || n.inputs[0].kind != Slot::Kind::Value) return std::nullopt;
+  if (n.outputs.size() != 1 || n.outputs[0].kind != Slot::Kind::Value) return std::nullopt;
+  const TensorType& in = g.values[n.inputs[0].value].type;
+  const TensorType& out = g.values[n.outputs[0].value].type;
+  if (in.dtype != dtype || in.sizes != sizes || out.dtype != dtype || !out.device.is_cpu() ||
+      !is_contiguous_type(out)) {
+    return std::nullopt;
+  }
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  if (numel == 0) return std::nullopt;
+  // The dims: sum(self, dtype) and mean(self, dtype) reduce everything; the others take
+  // (self, dim, keepdim[, dtype]) with dim None or [] for everything.
+  const bool whole = n.op == "aten::sum" || n.op == "aten::mean";
+  const size_t dtype_arg = whole ? 1 : 3;
+  if (it->second != FusedReduce::Amax && it->second != FusedReduce::Amin && n.inputs.size() > dtype_arg) {
+    const Slot& d = n.inputs[dtype_arg];
+    if (d.kind != Slot::Kind::Constant || !d.constant.is_none()) return std::nullopt;
+  }
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> dims;
+  if (!whole && n.inputs.size() > 1) {
+    const Slot& d = n.inputs[1];
+    if (d.kind != Slot::Kind::Constant) return std::nullopt;
+    if (d.constant.is_int_list()) dims = d.constant.to_int_list();
+    else if (!d.constant.is_none()) return std::nullopt;
+  }
+  FusedReduction r;
+  r.op = it->second;
+  r.sizes = out.sizes;
+  if (dims.empty()) {
+    r.inner = numel;
+    return r;
+  }
+  std::vector<char> reduced(static_cast<size_t>(std::max<int64_t>(nd, 1)), 0);
+  for (int64_t d : dims) {
+    const int64_t w = d < 0 ? d + std::max<int64_t>(nd, 1) : d;
+    if (w < 0 || w >= std::max<int64_t>(nd, 1) || reduced[static_cast<size_t>(w)]) return std::nullopt;
+    reduced[static_cast<size_t>(w)] = 1;
+  }
+  // Trailing dims only: a reduced dim followed by a kept one is a strided reduction.
+  r.inner = 1;
+  bool seen = false;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (reduced[static_cast<size_t>(d)]) {
+      seen = true;
+      r.inner *= sizes[static_cast<size_t>(d)];
+    } else if (seen) {
+      return std::nullopt;
+    }
+  }
+  return r;
+}
+
 struct Group {
   ScalarType dtype = ScalarType::Float;
   std::vector<int64_t> sizes;
@@ -482,6 +547,8 @@ struct Group {
   std::unordered_map<int, int> reg_of;   // graph value -> register
   std::vector<int> input_values;         // registers 0..n-1, in order
   std::vector<std::pair<FusedInstr, std::vector<int>>> instrs;  // with the tensor values read
+  std::optional<size_t> reduce_node;     // a reduction ending the chain
+  FusedReduction reduction;              // its reg is the graph value it reads
 };
 
 }  // namespace
@@ -503,7 +570,7 @@ int fuse_elementwise(Graph& g) {
 
   auto close = [&] {
     if (group.members.empty()) return;
-    if (group.members.size() == 1) {
+    if (group.members.size() == 1 && !group.reduce_node) {
       out_nodes.push_back(std::move(g.nodes[group.members[0]]));
     } else {
       auto p = std::make_shared<FusedProgram>();
@@ -547,6 +614,18 @@ int fuse_elementwise(Graph& g) {
           fused.outputs.push_back(Slot::of_value(result));
         }
       }
+      if (group.reduce_node) {
+        Node u = g.nodes[*group.reduce_node];
+        p->reduction = group.reduction;
+        p->reduction.reg = reg.at(group.reduction.reg);
+        for (Slot& s : u.inputs) if (s.kind == Slot::Kind::Value) s.value = reg.at(s.value);
+        const int result = u.outputs[0].value;
+        u.outputs[0].value = next;
+        p->unfused.push_back(std::move(u));
+        p->outputs.push_back(next++);
+        fused.outputs.push_back(Slot::of_value(result));
+        fused_away += 1;
+      }
       p->num_registers = next;
       EMBER_INTERNAL_ASSERT(next < 32767, "fusion: too many registers");
       fused.fused = std::move(p);
@@ -554,11 +633,26 @@ int fuse_elementwise(Graph& g) {
       fused_away += static_cast<int>(group.members.size()) - 1;
     }
     for (size_t idx : group.members) in_group[idx] = 0;
+    if (group.reduce_node) in_group[*group.reduce_node] = 0;
     group = Group();
   };
 
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& node = g.nodes[i];
+    // A reduction of a result of the chain ends it (Note [Fused reductions]).
+    if (!group.members.empty() && !node.inputs.empty() && node.inputs[0].kind == Slot::Kind::Value) {
+      auto r = group.reg_of.find(node.inputs[0].value);
+      if (r != group.reg_of.end() && r->second == 1) {
+        if (auto red = as_reduction(g, node, a, i, group.dtype, group.sizes)) {
+          group.reduction = *red;
+          group.reduction.reg = node.inputs[0].value;
+          group.reduce_node = i;
+          in_group[i] = 1;
+          close();
+          continue;
+        }
+      }
+    }
     std::optional<FusedInstr> instr;
     const bool shaped = node.outputs.size() == 1 && node.outputs[0].kind == Slot::Kind::Value;
     if (shaped) {

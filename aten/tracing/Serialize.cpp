@@ -115,6 +115,13 @@ void write_program(Writer& w, const FusedProgram& p) {
   }
   w.integer(static_cast<int64_t>(p.outputs.size()));
   for (int r : p.outputs) w.integer(r);
+  w.integer(static_cast<int64_t>(p.reduction.op));
+  if (p.reduces()) {
+    w.integer(p.reduction.reg);
+    w.integer(p.reduction.inner);
+    w.integer(static_cast<int64_t>(p.reduction.sizes.size()));
+    for (int64_t s : p.reduction.sizes) w.integer(s);
+  }
   w.integer(static_cast<int64_t>(p.unfused.size()));
   for (const Node& u : p.unfused) write_node(w, u);
 }
@@ -285,13 +292,38 @@ std::shared_ptr<const FusedProgram> read_program(Reader& r) {
     defined[static_cast<size_t>(in.dst)] = 1;
   }
   p->outputs.resize(static_cast<size_t>(r.count()));
-  for (int& o : p->outputs) {
-    o = static_cast<int>(r.integer(0, regs - 1));
+  const std::vector<int>& outs = p->outputs;
+  for (int& o : p->outputs) o = static_cast<int>(r.integer(0, regs - 1));
+  p->reduction.op = static_cast<FusedReduce>(r.integer(0, static_cast<int64_t>(FusedReduce::Amin)));
+  int64_t numel = 1;
+  for (int64_t s : p->sizes) numel *= s;
+  if (p->reduces()) {
+    // The reduction reads a register written before it and writes the last one, the last output,
+    // over a whole number of trailing rows.
+    p->reduction.reg = static_cast<int>(r.integer(0, regs - 1));
+    p->reduction.inner = r.integer(1);
+    p->reduction.sizes.resize(static_cast<size_t>(r.integer(0, 64)));
+    int64_t reduced = 1;
+    for (int64_t& s : p->reduction.sizes) {
+      s = r.integer(0);
+      reduced *= s;
+    }
+    if (!defined[static_cast<size_t>(p->reduction.reg)] || defined[static_cast<size_t>(regs - 1)] ||
+        outs.empty() || outs.back() != regs - 1 || numel % p->reduction.inner != 0 ||
+        reduced * p->reduction.inner != numel) {
+      r.fail("a fused reduction that reads a register not written, or whose result or sizes do not "
+             "match its program");
+    }
+    defined[static_cast<size_t>(regs - 1)] = 1;
+  }
+  for (int o : outs) {
     if (!defined[static_cast<size_t>(o)]) r.fail("a fused program returns a register it never writes");
   }
   p->unfused.resize(static_cast<size_t>(r.count()));
   for (Node& u : p->unfused) u = read_node(r, regs);
-  if (p->unfused.size() != p->code.size()) r.fail("a fused program whose unfused form differs in length");
+  if (p->unfused.size() != p->code.size() + (p->reduces() ? 1 : 0)) {
+    r.fail("a fused program whose unfused form differs in length");
+  }
   return p;
 }
 

@@ -174,6 +174,108 @@ def test_the_long_chain_of_the_benchmark_is_one_fused_node():
     np.testing.assert_allclose(g(x, y).numpy(), ref.numpy(), rtol=1e-6, atol=1e-6)
 
 
+# name -> (f(m, chain), fuses over trailing dims): a reduction ending a fused chain.
+REDUCTIONS = {
+    "sum": (lambda m, t: t.sum(), True),
+    "sum_last": (lambda m, t: t.sum(-1), True),
+    "sum_trailing_keepdim": (lambda m, t: t.sum(dim=(-2, -1), keepdim=True), True),
+    "sum_first": (lambda m, t: t.sum(0), False),
+    "mean": (lambda m, t: t.mean(), True),
+    "mean_last_keepdim": (lambda m, t: t.mean(-1, keepdim=True), True),
+    "amax_last": (lambda m, t: t.amax(-1), True),
+    "amax_all": (lambda m, t: t.amax(), True),
+    "amin_trailing": (lambda m, t: t.amin(dim=(-2, -1)), True),
+    "sum_dtype": (lambda m, t: t.sum(-1, dtype=m.float64), False),
+}
+REDUCTION_SHAPES = {"small": (4, 3, 50), "rows_across_tiles": (3, 2, 5000), "one_long_row": (1, 1, 70001),
+                    "many_short_rows": (64, 8, 3), "empty": (2, 0, 5)}
+
+
+def chain(m, x, y):
+    return m.exp(-x) * y + m.tanh(x)  # y broadcasts
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", sorted(REDUCTION_SHAPES))
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reductions_at_the_end_of_a_chain_fuse(name, shape, dtype):
+    red, trailing = REDUCTIONS[name]
+    size = REDUCTION_SHAPES[shape]
+    if shape == "empty" and name.startswith("am"):
+        return  # amax/amin of an empty tensor raise (test_reduction_bad_input)
+    a, b = RNG.standard_normal(size), RNG.standard_normal(size[-1:])
+    x, y = ember.tensor(a, dtype=getattr(ember, dtype)), ember.tensor(b, dtype=getattr(ember, dtype))
+    g = ember.jit.trace(lambda x, y: red(ember, chain(ember, x, y)), (x, y))
+    reduced = re.search(r"= (sum|mean|amax|amin)\(", str(g.graph)) is not None
+    assert reduced == (trailing and shape != "empty"), str(g.graph)
+    if reduced:
+        assert len(g.graph.nodes()) == 1, str(g.graph)
+    got, want = g(x, y), red(ember, chain(ember, x, y))
+    assert got.shape == want.shape and got.dtype == want.dtype
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=tol, atol=tol * max(1, size[-1]) ** 0.5)
+    ref = red(torch, chain(torch, torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy())))
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=tol, atol=tol * max(1, size[-1]) ** 0.5)
+
+
+def test_fused_sum_matches_eager_sum_of_a_large_chain():
+    x, y = ember.randn(1024, 4096), ember.randn(1024, 4096)
+    f = lambda x, y: (ember.exp(-x) * ember.tanh(y)).sum()
+    g = ember.jit.trace(f, (x, y))
+    assert [n["op"] for n in g.graph.nodes()] == ["ember::fused_elementwise"]
+    exact = (np.exp(-x.numpy().astype(np.float64)) * np.tanh(y.numpy().astype(np.float64))).sum()
+    assert abs(float(g(x, y)) - exact) <= 1e-6 * np.abs(x.numpy()).sum()
+    assert abs(float(g(x, y)) - float(f(x, y))) <= 1e-6 * np.abs(x.numpy()).sum()
+
+
+def test_fused_amax_and_amin_propagate_nan_and_infinity():
+    a = RNG.standard_normal((5, 3000))
+    a[1, 2500] = np.nan
+    a[3, :] = -np.inf
+    x, y = ember.tensor(a, dtype=ember.float32), ember.zeros(3000)
+    for red in (lambda t: t.amax(-1), lambda t: t.amin(-1), lambda t: t.amax()):
+        g = ember.jit.trace(lambda x, y: red(x * 2 + y), (x, y))
+        assert re.search(r"= am(ax|in)\(", str(g.graph)), str(g.graph)
+        want = red(torch.from_numpy(x.numpy()) * 2)
+        np.testing.assert_array_equal(g(x, y).numpy(), want.numpy())
+
+
+def test_softmax_pieces_fuse_and_keep_the_escaping_result():
+    x = ember.randn(32, 1000)
+
+    def softmax(x):
+        e = ember.exp(x - x.amax(-1, keepdim=True))
+        return e / e.sum(-1, keepdim=True)
+    g = ember.jit.trace(softmax, (x,))
+    (node,) = fused_nodes(g.graph)
+    assert len(node["outputs"]) == 2, str(g.graph)  # exp's result escapes to the division
+    np.testing.assert_allclose(g(x).numpy(), torch.softmax(torch.from_numpy(x.numpy()), -1).numpy(),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_gradients_flow_through_a_fused_reduction():
+    a, b = RNG.standard_normal((4, 6)), RNG.standard_normal((6,))
+    xe, ye = (ember.tensor(v, requires_grad=True) for v in (a, b))
+    xt, yt = (torch.tensor(v, requires_grad=True) for v in (a, b))
+    f = lambda m, x, y: chain(m, x, y).mean(-1).sum() + chain(m, x, y).amax()
+    g = ember.jit.trace(lambda x, y: f(ember, x, y), (xe.detach(), ye.detach()))
+    assert re.search(r"= mean\(", str(g.graph)), str(g.graph)
+    g(xe, ye).backward()
+    f(torch, xt, yt).backward()
+    np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ye.grad.numpy(), yt.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_a_fused_reduction_saves_and_loads(tmp_path):
+    x, y = ember.randn(7, 300), ember.randn(300)
+    g = ember.jit.trace(lambda x, y: (chain(ember, x, y).sum(-1), chain(ember, x, y).amax()), (x, y))
+    assert re.search(r"= sum\(", str(g.graph)), str(g.graph)
+    ember.jit.save(g, tmp_path / "r.ember")
+    h = ember.jit.load(tmp_path / "r.ember")
+    for u, v in zip(h(x, y), g(x, y)):
+        assert ember.equal(u, v)
+
+
 def test_graph_prints_one_line_per_node_with_the_source_line():
     x = ember.randn(64, 784)
     w = ember.randn(10, 784)

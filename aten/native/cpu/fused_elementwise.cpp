@@ -171,6 +171,64 @@ void gather(const Input<T>& in, const std::vector<int64_t>& sizes, int64_t begin
   }
 }
 
+// Note [Fused reductions]: a program may end in a reduction of one register over its
+// trailing `inner` elements. Each tile's values are reduced as soon as the tile is computed,
+// piece by piece where rows begin and end inside it (16 double lanes a piece), so the reduced register never reaches
+// memory unless it is an output too. Rows are split between threads (a row's pieces stay in
+// order on one thread); a single row (a full reduction) is split by tiles into per-chunk
+// partials combined in chunk order, so results do not depend on scheduling. Sums accumulate
+// in double: within float rounding of eager sum, and closer to the exact sum.
+// amax/amin propagate NaN.
+template <class T>
+double piece_sum(const T* x, int64_t n) {
+  constexpr int L = 16;
+  double lanes[L] = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    for (int j = 0; j < L; ++j) lanes[j] += static_cast<double>(x[i + j]);
+  }
+  double s = 0;
+  for (; i < n; ++i) s += static_cast<double>(x[i]);
+  for (int j = 0; j < L; ++j) s += static_cast<double>(lanes[j]);
+  return s;
+}
+
+template <class T>
+double piece_extreme(const T* x, int64_t n, bool max) {
+  T m = max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    const T v = x[i];
+    if (v != v) return static_cast<double>(v);
+    m = max ? (v > m ? v : m) : (v < m ? v : m);
+  }
+  return static_cast<double>(m);
+}
+
+struct Reducer {
+  jit::FusedReduce op;
+  int64_t inner;
+  bool sums() const { return op == jit::FusedReduce::Sum || op == jit::FusedReduce::Mean; }
+  double init() const {
+    if (sums()) return 0;
+    return op == jit::FusedReduce::Amax ? -std::numeric_limits<double>::infinity()
+                                        : std::numeric_limits<double>::infinity();
+  }
+  template <class T>
+  double piece(const T* x, int64_t n) const {
+    return sums() ? piece_sum<T>(x, n) : piece_extreme<T>(x, n, op == jit::FusedReduce::Amax);
+  }
+  double combine(double acc, double p) const {
+    if (sums()) return acc + p;
+    if (acc != acc) return acc;
+    if (p != p) return p;
+    return op == jit::FusedReduce::Amax ? (p > acc ? p : acc) : (p < acc ? p : acc);
+  }
+  template <class T>
+  T finish(double acc) const {
+    return static_cast<T>(op == jit::FusedReduce::Mean ? acc / static_cast<double>(inner) : acc);
+  }
+};
+
 template <class T>
 void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
   int64_t numel = 1;
@@ -184,20 +242,21 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
     ins[i].contiguous = inputs[i].is_contiguous();
     ins[i].strides = inputs[i].strides().vec();
   }
-  // The output register of each output, and each register's output (or -1).
+  // The output register of each elementwise output, and each register's output (or -1).
+  const size_t n_out = p.elementwise_outputs();
   std::vector<int> out_of(static_cast<size_t>(p.num_registers), -1);
-  for (size_t k = 0; k < p.outputs.size(); ++k) out_of[p.outputs[k]] = static_cast<int>(k);
-  std::vector<T*> out_data(outputs.size());
-  for (size_t k = 0; k < outputs.size(); ++k) out_data[k] = outputs[k].data_ptr<T>();
+  for (size_t k = 0; k < n_out; ++k) out_of[p.outputs[k]] = static_cast<int>(k);
+  std::vector<T*> out_data(n_out);
+  for (size_t k = 0; k < n_out; ++k) out_data[k] = outputs[k].data_ptr<T>();
 
-  const int64_t tiles = (numel + kTile - 1) / kTile;
-  parallel_for(0, tiles, 32, [&](int64_t t0, int64_t t1) {
+  // Runs the program over elements [e0, e1) tile by tile; on_tile(begin, n, values of the
+  // reduced register) sees each tile once it is computed.
+  auto run_range = [&](int64_t e0, int64_t e1, auto&& on_tile) {
     std::vector<T> storage(static_cast<size_t>(p.num_registers) * kTile + 64);
     T* base = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(storage.data()) + 63) & ~uintptr_t{63});
     std::vector<const T*> src(static_cast<size_t>(p.num_registers));
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t begin = t * kTile;
-      const int64_t n = std::min(kTile, numel - begin);
+    for (int64_t begin = e0; begin < e1; begin += kTile) {
+      const int64_t n = std::min(kTile, e1 - begin);
       const bool full = n == kTile;
       const int64_t padded = (n + K - 1) / K * K;
       for (int r = 0; r < p.num_inputs; ++r) {
@@ -220,11 +279,55 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
         src[instr.dst] = dst;
       }
       if (!full) {
-        for (size_t k = 0; k < p.outputs.size(); ++k) {
+        for (size_t k = 0; k < n_out; ++k) {
           std::memcpy(out_data[k] + begin, src[p.outputs[k]], static_cast<size_t>(n) * sizeof(T));
         }
       }
+      if (p.reduces()) on_tile(begin, n, src[p.reduction.reg]);
     }
+  };
+
+  const int64_t tiles = (numel + kTile - 1) / kTile;
+  if (!p.reduces()) {
+    parallel_for(0, tiles, 32, [&](int64_t t0, int64_t t1) {
+      run_range(t0 * kTile, std::min(t1 * kTile, numel), [](int64_t, int64_t, const T*) {});
+    });
+    return;
+  }
+  const Reducer red{p.reduction.op, p.reduction.inner};
+  const int64_t inner = p.reduction.inner;
+  const int64_t outer = numel / inner;
+  T* result = outputs.back().data_ptr<T>();
+  if (outer == 1) {
+    std::vector<double> partial(static_cast<size_t>(tiles), red.init());
+    std::vector<char> used(static_cast<size_t>(tiles), 0);
+    parallel_for(0, tiles, 32, [&](int64_t t0, int64_t t1) {
+      double acc = red.init();
+      run_range(t0 * kTile, std::min(t1 * kTile, numel),
+                [&](int64_t, int64_t n, const T* v) { acc = red.combine(acc, red.piece<T>(v, n)); });
+      partial[static_cast<size_t>(t0)] = acc;
+      used[static_cast<size_t>(t0)] = 1;
+    });
+    double acc = red.init();
+    for (size_t t = 0; t < partial.size(); ++t) {
+      if (used[t]) acc = red.combine(acc, partial[t]);
+    }
+    result[0] = red.finish<T>(acc);
+    return;
+  }
+  const int64_t grain = std::max<int64_t>(1, 32 * kTile / inner);
+  parallel_for(0, outer, grain, [&](int64_t r0, int64_t r1) {
+    std::vector<double> acc(static_cast<size_t>(r1 - r0), red.init());
+    run_range(r0 * inner, r1 * inner, [&](int64_t begin, int64_t n, const T* v) {
+      for (int64_t e = begin; e < begin + n;) {
+        const int64_t row = e / inner;
+        const int64_t stop = std::min((row + 1) * inner, begin + n);
+        double& a = acc[static_cast<size_t>(row - r0)];
+        a = red.combine(a, red.piece<T>(v + (e - begin), stop - e));
+        e = stop;
+      }
+    });
+    for (int64_t r = r0; r < r1; ++r) result[r] = red.finish<T>(acc[static_cast<size_t>(r - r0)]);
   });
 }
 

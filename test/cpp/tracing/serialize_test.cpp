@@ -19,6 +19,7 @@
 #include "ember/generated/ops/mul.h"
 #include "ember/generated/ops/randn.h"
 #include "ember/generated/ops/relu.h"
+#include "ember/generated/ops/sum.h"
 #include "ember/generated/ops/tanh.h"
 #include "frontend/serialize/CheckpointError.h"
 #include "frontend/serialize/Zip.h"
@@ -212,6 +213,33 @@ TEST(GraphFile, AnotherCheckpointIsNotAGraphFile) {
   expect_load_error(out.str(), "not a graph file");
   expect_load_error("not a zip at all", "");
   EXPECT_THROW(jit::load("/nonexistent/graph.ember"), CheckpointError);
+}
+
+// A chain ending in a row sum: the fused reduction's fields round-trip, and a program whose
+// reduction does not tile its rows is refused.
+TEST(GraphFile, AFusedReductionRoundTripsAndIsChecked) {
+  const Tensor x = ember::randn({7, 300});
+  const Tensor w = ember::randn({300});
+  jit::begin_trace({{"x", x}, {"w", w}});
+  Tensor y;
+  try {
+    y = ember::sum(ember::mul(ember::exp(x), w), std::vector<int64_t>{-1});
+  } catch (...) {
+    jit::abort_trace();
+    throw;
+  }
+  jit::TracedProgram p;
+  p.graph = jit::end_trace({y});
+  jit::optimize(p.graph);
+  ASSERT_EQ(p.graph.nodes.size(), 1u) << p.graph.str();
+  ASSERT_NE(p.graph.str().find("= sum(r3, inner=300)"), std::string::npos) << p.graph.str();
+  const std::string bytes = bytes_of(p);
+  jit::TracedProgram loaded = load_bytes(bytes);
+  EXPECT_EQ(loaded.graph.str(), p.graph.str());
+  const Tensor x2 = ember::randn({7, 300});
+  expect_equal(loaded.run({x2, w})[0], ember::sum(ember::mul(ember::exp(x2), w), std::vector<int64_t>{-1}));
+  expect_load_error(with_graph_text(bytes, [](std::string s) { return replace(s, " 300 1 7 ", " 299 1 7 "); }),
+                    "fused reduction");
 }
 
 TEST(GraphFile, RunChecksTheInputCount) {
