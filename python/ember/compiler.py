@@ -7,8 +7,14 @@ requires_grad, the values of the other arguments, the grad mode, and the dtypes 
 of a module's parameters and buffers. A signature seen before runs its optimised graph (a
 GraphModule); a new one traces the function once (that run's results are returned) and keeps
 the graph in a per-function LRU cache of `cache_size_limit` entries. When a trace meets a
-conversion that reads a traced value (bool(t), t.item(), ...), the function runs eagerly for
-that signature (a graph break, counted with its reason) unless fullgraph=True, which raises.
+conversion that reads a traced value (bool(t), t.item(), ...), the graph breaks there (counted
+with its reason) unless fullgraph=True, which raises. A break is taken at module granularity:
+a module's forward that breaks runs eagerly for that signature, but each of its submodules
+(through ModuleList/ModuleDict containers) is compiled on its own, recursively, so the parts
+before and after the data read stay compiled; a plain function that breaks runs eagerly.
+The trace that met the break ran part of the function: the inputs, the module's buffers
+and the random generator are restored from a snapshot before the eager run, so in-place
+updates (BatchNorm's running statistics, x.add_()) and dropout happen once.
 Shapes are always specialised: `dynamic` is accepted and each new shape is a new graph.
 """
 from __future__ import annotations
@@ -82,6 +88,66 @@ def _rebuild(obj, it):
     return obj
 
 
+def _segments(module):
+    """The submodules a broken forward calls, each compiled on its own: the direct children,
+    looking through containers that have no forward of their own (ModuleList, ModuleDict)."""
+    for child in module.children():
+        if type(child).forward is Module.forward:
+            yield from _segments(child)
+        else:
+            yield child
+
+
+class _Segmented:
+    """A module whose forward broke: run eagerly with each segment's forward routed through a
+    compiled function of its own (installed on the instance for the call, removed after)."""
+
+    def __init__(self, module, fullgraph):
+        self.module = module
+        self.fullgraph = fullgraph
+        self.compiled: dict = {}
+
+    def __call__(self, fn, args, kwargs):
+        installed = []
+        for child in _segments(self.module):
+            if "forward" in child.__dict__:
+                continue  # a segment already routed (shared, or a forward the user set)
+            cf = self.compiled.get(id(child))
+            if cf is None:
+                cf = self.compiled[id(child)] = _CompiledFunction(
+                    type(child).forward.__get__(child), child, self.fullgraph)
+            child.__dict__["forward"] = cf
+            installed.append(child)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            for child in installed:
+                child.__dict__.pop("forward", None)
+
+
+def _snapshot_state(leaves, module):
+    """What a trace that breaks may have changed: the inputs' and the module's buffers' values
+    and the random generator's state."""
+    import ember
+    tensors = list(leaves)
+    if module is not None:
+        tensors += [b for b in module.buffers() if b is not None]
+    with ember.no_grad():
+        saved = [(t, t.detach().clone()) for t in tensors]
+    return saved, ember.get_rng_state()
+
+
+def _restore_state(state):
+    import ember
+    saved, rng = state
+    with ember.no_grad():
+        for t, value in saved:
+            # (every one: a kernel's in-place update of an argument, batch_norm's running
+            # statistics, need not bump the version)
+            t.detach().copy_(value)
+    ember.set_rng_state(rng)
+
+
 class _CompiledFunction:
     def __init__(self, fn, module, fullgraph: bool):
         self.fn = fn
@@ -110,6 +176,9 @@ class _CompiledFunction:
             self.cache.move_to_end(key)
             if entry is _EAGER:
                 return self.fn(*args, **kwargs)
+            if isinstance(entry, _Segmented):
+                counters["cache_hits"] += 1
+                return entry(self.fn, args, kwargs)
             counters["cache_hits"] += 1
             return entry(*leaves)
         return self.compile(key, args, kwargs, leaves)
@@ -130,16 +199,20 @@ class _CompiledFunction:
                           f"traced {self.traces} times (cache_size_limit={cache_size_limit}); "
                           f"each new input dtype, shape or device makes a new graph. See "
                           f"ember.compiler.counters", stacklevel=3)
+        state = None if self.fullgraph else _snapshot_state(leaves, self.module)
         try:
             result, gm = jit._trace_and_run(inner, leaves, self.module)
         except RuntimeError as e:
             if _BREAK not in str(e) or self.fullgraph:
                 raise
+            _restore_state(state)
             counters["graph_breaks"] += 1
             reason = str(e).split(";")[0]
             counters["break_reasons"][reason] += 1
-            self.store(key, _EAGER)
-            return self.fn(*args, **kwargs)
+            segments = self.module is not None and any(True for _ in _segments(self.module))
+            entry = _Segmented(self.module, self.fullgraph) if segments else _EAGER
+            self.store(key, entry)
+            return entry(self.fn, args, kwargs) if segments else self.fn(*args, **kwargs)
         counters["graphs"] += 1
         self.store(key, gm)
         return result

@@ -641,6 +641,72 @@ def test_compile_breaks_the_graph_at_a_data_read_unless_fullgraph():
         ember.compile(f, fullgraph=True)(ember.ones(3))
 
 
+class _Branchy(ember.nn.Module):
+    """A forward with a data-dependent branch between submodules, dropout before it and
+    BatchNorm's running statistics updated in place."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = ember.nn.Sequential(ember.nn.Linear(6, 8), ember.nn.ReLU())
+        self.norm = ember.nn.BatchNorm1d(8)
+        self.layers = ember.nn.ModuleList([ember.nn.Linear(8, 8), ember.nn.Linear(8, 8)])
+        self.b = ember.nn.Linear(8, 3)
+
+    def forward(self, x):
+        x = ember.nn.functional.dropout(x, 0.3, self.training)
+        h = self.norm(self.a(x))
+        if h.mean() > 0:
+            h = h * 2
+        for layer in self.layers:
+            h = ember.tanh(layer(h))
+        return self.b(h)
+
+
+def test_compile_breaks_a_module_between_its_submodules_which_stay_compiled():
+    import copy
+    ember.compiler.reset()
+    ember.manual_seed(0)
+    net = _Branchy()
+    ref = copy.deepcopy(net)
+    cnet = ember.compile(net)
+    for step in range(3):
+        x = ember.randn(5, 6) + (step - 1)
+        ember.manual_seed(step)
+        got = cnet(x)
+        ember.manual_seed(step)
+        want = ref(x)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-6, atol=1e-6)
+        got.sum().backward()
+        want.sum().backward()
+    # Each part ran once a step: running statistics and gradients as eager's.
+    np.testing.assert_allclose(net.norm.running_mean.numpy(), ref.norm.running_mean.numpy(), rtol=1e-6)
+    assert int(net.norm.num_batches_tracked) == 3
+    for (name, p), q in zip(net.named_parameters(), ref.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+    c = ember.compiler.counters
+    assert c["graph_breaks"] == 1 and "bool()" in next(iter(c["break_reasons"]))
+    # a, norm, layers.0, layers.1 and b: one graph each, reused on the later steps.
+    assert c["graphs"] == 5 and c["cache_hits"] >= 2 * 6
+    assert "forward" not in net.a.__dict__  # the routing is removed after each call
+    with pytest.raises(RuntimeError, match="bool\\(\\) reads the value"):
+        ember.compile(_Branchy(), fullgraph=True)(ember.randn(5, 6))
+
+
+def test_a_break_restores_what_the_partial_trace_changed():
+    ember.compiler.reset()
+
+    def f(x):
+        x.add_(1)
+        if x.sum() > 0:
+            return x * 2
+        return x - 1
+    cf = ember.compile(f)
+    x = ember.zeros(3)
+    assert cf(x).tolist() == [2, 2, 2] and x.tolist() == [1, 1, 1]
+    assert cf(x).tolist() == [4, 4, 4] and x.tolist() == [2, 2, 2]
+    assert ember.compiler.counters["graph_breaks"] == 1
+
+
 def test_compile_cache_is_bounded_and_warns_on_recompiles(monkeypatch):
     ember.compiler.reset()
     monkeypatch.setattr(ember.compiler, "cache_size_limit", 2)
