@@ -199,17 +199,17 @@ void Graph::verify() const {
     const Node& node = nodes[i];
     EMBER_CHECK(node.handle.has_value() || node.fused, "jit graph: node ", i, " (", node.op,
                 ") has no operator");
-    for (int v : node.input_values()) {
-      if (v < 0) continue;  // a None element of a list
+    node.for_each_input([&](int v) {
+      if (v < 0) return;  // a None element of a list
       check_id(v, "a node input");
       EMBER_CHECK(defined_at[v] != -2, "jit graph: node ", i, " (", node.op, ") uses ",
                   value_name(v), " before it is defined");
-    }
-    for (int v : node.output_values()) {
+    });
+    node.for_each_output([&](int v) {
       check_id(v, "a node output");
       EMBER_CHECK(defined_at[v] == -2, "jit graph: value ", value_name(v), " is defined twice");
       defined_at[v] = static_cast<int>(i);
-    }
+    });
   }
   for (int v : outputs) {
     check_id(v, "an output");
@@ -222,23 +222,23 @@ void Graph::compact() {
   std::vector<Value> kept;
   auto define = [&](int v, int producer) {
     remap[v] = static_cast<int>(kept.size());
-    Value value = values[v];
+    Value value = std::move(values[v]);  // each value is defined once; values is replaced below
     value.producer = producer;
     kept.push_back(std::move(value));
   };
   for (int v : inputs) define(v, -1);
   std::vector<char> used(values.size(), 0);
   for (const Node& node : nodes) {
-    for (int v : node.input_values()) {
+    node.for_each_input([&](int v) {
       if (v >= 0) used[v] = 1;
-    }
+    });
   }
   for (int v : outputs) used[v] = 1;
   for (size_t v = 0; v < values.size(); ++v) {
     if (is_constant(static_cast<int>(v)) && used[v]) define(static_cast<int>(v), -1);
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
-    for (int v : nodes[i].output_values()) define(v, static_cast<int>(i));
+    nodes[i].for_each_output([&](int v) { define(v, static_cast<int>(i)); });
   }
   auto fix = [&](Slot& s) {
     if (s.kind == Slot::Kind::Value) s.value = remap[s.value];
@@ -317,9 +317,9 @@ std::vector<Tensor> run(const Graph& graph, const std::vector<Tensor>& inputs) {
   // The last node that reads each value, so the interpreter can drop it there.
   std::vector<int> last_use(graph.values.size(), -1);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (int v : graph.nodes[i].input_values()) {
+    graph.nodes[i].for_each_input([&](int v) {
       if (v >= 0) last_use[v] = static_cast<int>(i);
-    }
+    });
   }
   for (int v : graph.outputs) last_use[v] = static_cast<int>(graph.nodes.size());
   std::vector<Tensor> env(graph.values.size());
@@ -345,13 +345,14 @@ std::vector<Tensor> run(const Graph& graph, const std::vector<Tensor>& inputs) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
     std::vector<Tensor> results = call_node(node, env);
-    const std::vector<int> outs = node.output_values();
-    for (size_t k = 0; k < outs.size(); ++k) {
-      if (last_use[outs[k]] >= 0) env[outs[k]] = std::move(results[k]);  // else unused
-    }
-    for (int v : node.input_values()) {
+    size_t k = 0;
+    node.for_each_output([&](int v) {
+      if (last_use[v] >= 0) env[v] = std::move(results[k]);  // else unused
+      ++k;
+    });
+    node.for_each_input([&](int v) {
       if (v >= 0 && last_use[v] == static_cast<int>(i)) env[v] = Tensor();
-    }
+    });
   }
   std::vector<Tensor> out;
   out.reserve(graph.outputs.size());

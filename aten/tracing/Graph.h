@@ -76,6 +76,22 @@ struct EMBER_API Node {
   std::vector<int> input_values() const;
   /// The value ids this node produces.
   std::vector<int> output_values() const;
+  /// f(v) for each value id read / produced, as input_values() / output_values() list them,
+  /// without building the list (the passes call these per node and per pass).
+  template <class F>
+  void for_each_input(F&& f) const {
+    for (const Slot& s : inputs) {
+      if (s.kind == Slot::Kind::Value) f(s.value);
+      else if (s.kind == Slot::Kind::ValueList) for (int v : s.values) f(v);
+    }
+  }
+  template <class F>
+  void for_each_output(F&& f) const {
+    for (const Slot& s : outputs) {
+      if (s.kind == Slot::Kind::Value) f(s.value);
+      else if (s.kind == Slot::Kind::ValueList) for (int v : s.values) f(v);
+    }
+  }
 };
 
 /// A traced graph: inputs, nodes in execution order, outputs.

@@ -90,9 +90,10 @@ Analysis analyze(const Graph& g) {
 }
 
 bool touches_mutable(const Node& node, const Analysis& a) {
-  for (int v : node.input_values()) if (v >= 0 && a.mutable_value[v]) return true;
-  for (int v : node.output_values()) if (a.mutable_value[v]) return true;
-  return false;
+  bool touched = false;
+  node.for_each_input([&](int v) { touched = touched || (v >= 0 && a.mutable_value[v]); });
+  node.for_each_output([&](int v) { touched = touched || a.mutable_value[v]; });
+  return touched;
 }
 
 // Replaces every use of value `from` by `to` (node arguments and graph outputs).
@@ -107,13 +108,32 @@ void replace_uses(Graph& g, const std::vector<int>& remap) {
   for (int& v : g.outputs) v = fix(v);
 }
 
-std::string constant_key(const IValue& c) {
-  std::ostringstream os;
-  os << static_cast<int>(c.tag()) << ':';
-  if (c.is_tensor()) os << c.to_tensor().impl();
-  else if (c.is_bool_list()) for (bool b : c.to_bool_list()) os << b;
-  else os << c.repr();
-  return os.str();
+// Appends a key that tells constants apart (the common kinds without printing them).
+void append_constant_key(std::string& key, const IValue& c) {
+  key += std::to_string(static_cast<int>(c.tag()));
+  key += ':';
+  if (c.is_none()) return;
+  if (c.is_int()) {
+    key += std::to_string(c.to_int());
+  } else if (c.is_bool()) {
+    key += c.to_bool() ? '1' : '0';
+  } else if (c.is_double()) {
+    const double d = c.to_double();
+    key.append(reinterpret_cast<const char*>(&d), sizeof d);
+  } else if (c.is_int_list()) {
+    for (int64_t v : c.to_int_list()) {
+      key += std::to_string(v);
+      key += ',';
+    }
+  } else if (c.is_tensor()) {
+    std::ostringstream os;
+    os << c.to_tensor().impl();
+    key += os.str();
+  } else if (c.is_bool_list()) {
+    for (bool b : c.to_bool_list()) key += b ? '1' : '0';
+  } else {
+    key += c.repr();
+  }
 }
 
 std::optional<double> constant_number(const Slot& s) {
@@ -145,14 +165,16 @@ int prune(Graph& g) {
   for (size_t i = g.nodes.size(); i-- > 0;) {
     const Node& node = g.nodes[i];
     bool k = a.writes[i] || a.random[i];
-    for (int v : node.output_values()) k = k || live[v];
+    node.for_each_output([&](int v) { k = k || live[v]; });
     if (!k) continue;
     keep[i] = 1;
-    for (int v : node.input_values()) if (v >= 0) live[v] = 1;
+    node.for_each_input([&](int v) { if (v >= 0) live[v] = 1; });
   }
+  const int removed = static_cast<int>(std::count(keep.begin(), keep.end(), 0));
+  if (removed == 0) return 0;
   std::vector<Node> kept;
+  kept.reserve(g.nodes.size() - static_cast<size_t>(removed));
   for (size_t i = 0; i < g.nodes.size(); ++i) if (keep[i]) kept.push_back(std::move(g.nodes[i]));
-  const int removed = static_cast<int>(g.nodes.size() - kept.size());
   g.nodes = std::move(kept);
   g.compact();
   return removed;
@@ -174,15 +196,17 @@ int eliminate_common_subexpressions(Graph& g) {
       if (s.kind == Slot::Kind::ValueList) for (int& v : s.values) if (v >= 0 && remap[v] >= 0) v = remap[v];
     }
     if (!node.handle || a.writes[i] || a.random[i] || touches_mutable(node, a)) continue;
-    std::ostringstream key;
-    key << node.op;
+    std::string key = node.op;
     for (const Slot& s : node.inputs) {
-      key << '|';
-      if (s.kind == Slot::Kind::Value) key << 'v' << s.value;
-      if (s.kind == Slot::Kind::ValueList) for (int v : s.values) key << 'l' << v;
-      if (s.kind == Slot::Kind::Constant) key << 'c' << constant_key(s.constant);
+      key += '|';
+      if (s.kind == Slot::Kind::Value) (key += 'v') += std::to_string(s.value);
+      if (s.kind == Slot::Kind::ValueList) for (int v : s.values) (key += 'l') += std::to_string(v);
+      if (s.kind == Slot::Kind::Constant) {
+        key += 'c';
+        append_constant_key(key, s.constant);
+      }
     }
-    auto [it, inserted] = first.emplace(key.str(), i);
+    auto [it, inserted] = first.emplace(std::move(key), i);
     if (inserted) continue;
     const std::vector<int> mine = node.output_values();
     const std::vector<int> theirs = g.nodes[it->second].output_values();
@@ -558,7 +582,7 @@ int fuse_elementwise(Graph& g) {
   // Which nodes read each value, and whether the graph returns it.
   std::vector<std::vector<size_t>> readers(g.values.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    for (int v : g.nodes[i].input_values()) if (v >= 0) readers[v].push_back(i);
+    g.nodes[i].for_each_input([&](int v) { if (v >= 0) readers[v].push_back(i); });
   }
   std::vector<char> returned(g.values.size(), 0);
   for (int v : g.outputs) returned[v] = 1;
@@ -666,7 +690,7 @@ int fuse_elementwise(Graph& g) {
       }
     }
     bool reads_group = false;
-    for (int v : node.input_values()) reads_group = reads_group || (v >= 0 && group.reg_of.count(v));
+    node.for_each_input([&](int v) { reads_group = reads_group || (v >= 0 && group.reg_of.count(v)); });
     if (!instr) {
       if (reads_group) close();
       out_nodes.push_back(std::move(g.nodes[i]));

@@ -63,3 +63,38 @@ def _mlp(lib, mod, quick):
 
 python_case("jit_traced_mlp_b64", goals={"torch": 0.7}, size="784-512-512-10, batch 64",
             note="a traced MLP's inference (parameters without grad) vs eager torch")(_mlp)
+
+
+# Trace overhead: a 100-op function (25 x [matmul, tanh, mul, add] on 32x32) traced and
+# optimised, against the same function's eager run (jit_eager_100ops; the goal is trace <= 3x
+# eager, read from the two cases). torch's reference for the trace is torch.jit.trace.
+def _hundred(mod, x, w):
+    for _ in range(25):
+        x = mod.tanh(x @ w) * 0.5 + x
+    return x
+
+
+def _hundred_inputs(mod):
+    g = mod.Generator().manual_seed(0)
+    return mod.randn(32, 32, generator=g), mod.randn(32, 32, generator=g) * 0.1
+
+
+def _trace_100(lib, mod, quick):
+    x, w = _hundred_inputs(mod)
+    if lib == "ember":
+        return lambda: mod.jit.trace(lambda a, b: _hundred(mod, a, b), (x, w))
+    import warnings
+    warnings.filterwarnings("ignore")
+    return lambda: mod.jit.trace(lambda a, b: _hundred(mod, a, b), (x, w), check_trace=False)
+
+
+def _eager_100(lib, mod, quick):
+    x, w = _hundred_inputs(mod)
+    return lambda: _hundred(mod, x, w)
+
+
+python_case("jit_trace_100ops", goals={"torch": None}, size="100 ops on 32x32",
+            note="ember.jit.trace (capture + passes) of a 100-op function vs torch.jit.trace; "
+                 "goal: <= 3x jit_eager_100ops's Ember time")(_trace_100)
+python_case("jit_eager_100ops", goals={"torch": None}, size="100 ops on 32x32",
+            note="the 100-op function run eagerly")(_eager_100)
