@@ -98,19 +98,13 @@ Slot Slot::of_constant(IValue c) {
 
 std::vector<int> Node::input_values() const {
   std::vector<int> out;
-  for (const Slot& s : inputs) {
-    if (s.kind == Slot::Kind::Value) out.push_back(s.value);
-    if (s.kind == Slot::Kind::ValueList) out.insert(out.end(), s.values.begin(), s.values.end());
-  }
+  for_each_input([&](int v) { out.push_back(v); });
   return out;
 }
 
 std::vector<int> Node::output_values() const {
   std::vector<int> out;
-  for (const Slot& s : outputs) {
-    if (s.kind == Slot::Kind::Value) out.push_back(s.value);
-    if (s.kind == Slot::Kind::ValueList) out.insert(out.end(), s.values.begin(), s.values.end());
-  }
+  for_each_output([&](int v) { out.push_back(v); });
   return out;
 }
 

@@ -53,24 +53,15 @@ void write_ivalue(Writer& w, const IValue& v) {
     return w.number(v.to_complex().imag());
   }
   if (v.is_string()) { w.word("s"); return w.str(v.to_string()); }
-  if (v.is_int_list()) {
-    w.word("I");
-    w.integer(static_cast<int64_t>(v.to_int_list().size()));
-    for (int64_t x : v.to_int_list()) w.integer(x);
-    return;
-  }
-  if (v.is_double_list()) {
-    w.word("D");
-    w.integer(static_cast<int64_t>(v.to_double_list().size()));
-    for (double x : v.to_double_list()) w.number(x);
-    return;
-  }
-  if (v.is_bool_list()) {
-    w.word("B");
-    w.integer(static_cast<int64_t>(v.to_bool_list().size()));
-    for (bool x : v.to_bool_list()) w.integer(x);
-    return;
-  }
+  // A list: its tag, its length, then each element as put writes it.
+  auto list = [&w](const char* tag, const auto& xs, auto put) {
+    w.word(tag);
+    w.integer(static_cast<int64_t>(xs.size()));
+    for (auto x : xs) put(x);
+  };
+  if (v.is_int_list()) return list("I", v.to_int_list(), [&w](int64_t x) { w.integer(x); });
+  if (v.is_double_list()) return list("D", v.to_double_list(), [&w](double x) { w.number(x); });
+  if (v.is_bool_list()) return list("B", v.to_bool_list(), [&w](bool x) { w.integer(x); });
   if (v.is_device()) {
     w.word("e");
     w.integer(static_cast<int64_t>(v.to_device().type()));

@@ -260,12 +260,6 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
       const bool full = n == kTile;
       const int64_t padded = (n + K - 1) / K * K;
       for (int r = 0; r < p.num_inputs; ++r) {
-          if (!ins[r].contiguous) continue;
-          const char* next = reinterpret_cast<const char*>(ins[r].data + begin + kTile);
-          for (size_t off = 0; off < kTile * sizeof(T); off += 64) __builtin_prefetch(next + off, 0, 3);
-        }
-      }
-      for (int r = 0; r < p.num_inputs; ++r) {
         const Input<T>& in = ins[r];
         if (in.contiguous && full) {
           src[r] = in.data + begin;
