@@ -287,7 +287,9 @@ std::shared_ptr<const FusedProgram> read_program(Reader& r) {
   for (int& o : p->outputs) o = static_cast<int>(r.integer(0, regs - 1));
   p->reduction.op = static_cast<FusedReduce>(r.integer(0, static_cast<int64_t>(FusedReduce::Amin)));
   int64_t numel = 1;
-  for (int64_t s : p->sizes) numel *= s;
+  for (int64_t s : p->sizes) {
+    if (__builtin_mul_overflow(numel, s, &numel)) r.fail("a fused program whose sizes overflow");
+  }
   if (p->reduces()) {
     // The reduction reads a register written before it and writes the last one, the last output,
     // over a whole number of trailing rows.
@@ -297,11 +299,11 @@ std::shared_ptr<const FusedProgram> read_program(Reader& r) {
     int64_t reduced = 1;
     for (int64_t& s : p->reduction.sizes) {
       s = r.integer(0);
-      reduced *= s;
+      if (__builtin_mul_overflow(reduced, s, &reduced)) r.fail("a fused reduction whose sizes overflow");
     }
     if (!defined[static_cast<size_t>(p->reduction.reg)] || defined[static_cast<size_t>(regs - 1)] ||
         outs.empty() || outs.back() != regs - 1 || numel % p->reduction.inner != 0 ||
-        reduced * p->reduction.inner != numel) {
+        reduced != numel / p->reduction.inner) {
       r.fail("a fused reduction that reads a register not written, or whose result or sizes do not "
              "match its program");
     }
