@@ -9,6 +9,17 @@
 
 namespace ember::native {
 
+bool fused_loads(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Bool: case ScalarType::Byte: case ScalarType::Char: case ScalarType::Short:
+    case ScalarType::Int: case ScalarType::Long: case ScalarType::Half: case ScalarType::BFloat16:
+    case ScalarType::Float: case ScalarType::Double:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::vector<Tensor> fused_elementwise(const jit::FusedProgram& p, const std::vector<Tensor>& inputs) {
   EMBER_CHECK_VALUE(static_cast<int>(inputs.size()) == p.num_inputs, "fused_elementwise(): expected ",
                     p.num_inputs, " inputs, but got ", inputs.size());
@@ -18,9 +29,10 @@ std::vector<Tensor> fused_elementwise(const jit::FusedProgram& p, const std::vec
     const Tensor& t = inputs[i];
     EMBER_CHECK_VALUE(t.device().is_cpu(), "fused_elementwise(): expected input ", i,
                       " on the CPU, but got ", t.device());
-    // A where() condition is bool; the program reads every input in its own dtype.
-    const Tensor typed = t.dtype() == p.dtype ? t : t.to(p.dtype);
-    expanded.push_back(typed.expand(p.sizes));
+    // A where() condition or a cast's source keeps its dtype: the tile loader converts it.
+    EMBER_CHECK_TYPE(fused_loads(t.dtype()), "fused_elementwise(): expected input ", i,
+                     " to be bool, an integer or a floating dtype, but got ", t.dtype());
+    expanded.push_back(t.expand(p.sizes));
   }
   std::vector<Tensor> outputs;
   outputs.reserve(p.outputs.size());

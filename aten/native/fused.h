@@ -13,6 +13,10 @@ struct FusedProgram;
 
 namespace ember::native {
 
+/// Whether the tile loader converts inputs of this dtype (bool, the integers, the floats):
+/// a where() condition or a cast's source is read in its own dtype.
+EMBER_API bool fused_loads(ScalarType dtype);
+
 /// Runs program p on inputs (one per input register, each broadcastable to p.sizes and of
 /// p's dtype, on the CPU) and returns its outputs, new contiguous tensors.
 EMBER_API std::vector<Tensor> fused_elementwise(const jit::FusedProgram& p, const std::vector<Tensor>& inputs);

@@ -40,6 +40,7 @@ const char* fused_op_name(FusedOp op) {
     case FusedOp::RSubScalar: return "rsub_scalar";
     case FusedOp::Clamp: return "clamp";
     case FusedOp::Where: return "where";
+    case FusedOp::Cast: return "cast";
   }
   return "?";
 }

@@ -15,6 +15,8 @@
 namespace ember::jit {
 
 /// The ops a fused program runs. Unary ops read a; binary ops a and b; Where reads c ? a : b;
+/// an input register of another dtype (a where() condition, a cast's source) is converted to
+/// the program's dtype as each tile is loaded;
 /// the *Scalar forms take their second operand from s0. Add and Sub (both forms) take alpha
 /// in s1; Gelu is gelu(approximate='none'), GeluTanh approximate='tanh'.
 enum class FusedOp : uint8_t {
@@ -29,6 +31,9 @@ enum class FusedOp : uint8_t {
   Clamp,
   // c != 0 ? a : b
   Where,
+  // a cast to the program's dtype (aten::to.dtype): `a` is an input register read in its own
+  // dtype and converted as the tile is loaded, so the instruction only copies
+  Cast,
 };
 
 /// The name the program prints for an op ("exp", "add").

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "aten/autograd/GradMode.h"
+#include "aten/native/fused.h"
 #include "aten/tracing/Fusion.h"
 #include "c10/util/Exception.h"
 
@@ -389,11 +390,14 @@ const std::unordered_map<std::string, FusableOp>& fusable_ops() {
       {"aten::div.Scalar", {FusedOp::DivScalar, 1}}, {"aten::rsub.Scalar", {FusedOp::RSubScalar, 1}},
       {"aten::clamp", {FusedOp::Clamp, 1}},      {"aten::clamp_min", {FusedOp::Clamp, 1}},
       {"aten::clamp_max", {FusedOp::Clamp, 1}},  {"aten::where.self", {FusedOp::Where, 3}},
+      {"aten::to.dtype", {FusedOp::Cast, 1}},
   };
   return ops;
 }
 
 bool is_contiguous_type(const TensorType& t) {
+  // (no elements: contiguous whatever the strides, as is_contiguous() says)
+  if (std::find(t.sizes.begin(), t.sizes.end(), 0) != t.sizes.end()) return true;
   int64_t acc = 1;
   for (size_t i = t.sizes.size(); i-- > 0;) {
     if (t.sizes[i] != 1 && t.strides[i] != acc) return false;
@@ -430,10 +434,11 @@ std::optional<FusedInstr> as_instr(const Graph& g, const Node& n, const Analysis
     if (s.kind != Slot::Kind::Value) return std::nullopt;
     const TensorType& t = g.values[s.value].type;
     const bool condition = f.op == FusedOp::Where && k == 0;
-    if ((condition ? t.dtype != ScalarType::Bool : t.dtype != dtype) || !t.device.is_cpu() ||
-        !broadcasts_to(t.sizes, sizes)) {
-      return std::nullopt;
-    }
+    // A cast reads another dtype the tile loader converts (a same-dtype to() is self itself).
+    const bool dtype_ok = condition ? t.dtype == ScalarType::Bool
+                          : f.op == FusedOp::Cast ? t.dtype != dtype && native::fused_loads(t.dtype)
+                                                  : t.dtype == dtype;
+    if (!dtype_ok || !t.device.is_cpu() || !broadcasts_to(t.sizes, sizes)) return std::nullopt;
   }
   FusedInstr in;
   in.op = f.op;
@@ -481,6 +486,21 @@ std::optional<FusedInstr> as_instr(const Graph& g, const Node& n, const Analysis
         if (!lo || !hi) return std::nullopt;
         in.s0 = *lo;
         in.s1 = *hi;
+      }
+      break;
+    }
+    case FusedOp::Cast: {
+      // to.dtype(self, dtype, non_blocking, copy, memory_format): a layout request other than
+      // preserve is left to the op (the fused output is contiguous, which the check above
+      // asked of the traced result anyway).
+      if (n.inputs.size() > 4) {
+        const Slot& m = n.inputs[4];
+        if (m.kind != Slot::Kind::Constant) return std::nullopt;
+        // (a MemoryFormat travels as its int)
+        if (!m.constant.is_none() &&
+            !(m.constant.is_int() && m.constant.to_int() == static_cast<int64_t>(MemoryFormat::Preserve))) {
+          return std::nullopt;
+        }
       }
       break;
     }

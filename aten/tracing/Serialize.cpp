@@ -257,7 +257,7 @@ std::shared_ptr<const FusedProgram> read_program(Reader& r) {
   const int regs = p->num_registers;
   p->code.resize(static_cast<size_t>(r.count()));
   for (FusedInstr& in : p->code) {
-    in.op = static_cast<FusedOp>(r.integer(0, static_cast<int64_t>(FusedOp::Where)));
+    in.op = static_cast<FusedOp>(r.integer(0, static_cast<int64_t>(FusedOp::Cast)));
     in.dst = static_cast<int16_t>(r.integer(p->num_inputs, regs - 1));
     in.a = static_cast<int16_t>(r.integer(-1, regs - 1));
     in.b = static_cast<int16_t>(r.integer(-1, regs - 1));

@@ -3,7 +3,8 @@
 The fused kernels are checked in the op-table style: every op the fusion pass takes, traced
 and fused, against the same expression run eagerly by Ember (bitwise where the fused tile
 calls the eager functor) and by torch, over contiguous, broadcast, transposed, 0-d and empty
-inputs, float32 and float64, with gradients through the fused graph."""
+inputs, float32 and float64, with gradients through the fused graph; likewise the casts that
+join a chain (from every dtype the tile loader reads) and the reductions that end one."""
 import re
 import warnings
 
@@ -174,6 +175,64 @@ def test_the_long_chain_of_the_benchmark_is_one_fused_node():
     np.testing.assert_allclose(g(x, y).numpy(), ref.numpy(), rtol=1e-6, atol=1e-6)
 
 
+# Casts join a chain: the source is read in its own dtype and converted as each tile loads.
+CAST_SOURCES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+                "float32", "float64"]
+
+
+def cast_source(m, dtype, shape):
+    a = RNG.standard_normal(shape) * 40
+    if dtype == "bool":
+        return m.tensor(a > 0)
+    if dtype == "uint8":
+        return m.tensor(np.abs(a).astype(np.uint8))
+    if dtype.startswith("int"):
+        return m.tensor(a.astype(getattr(np, dtype)))
+    t = m.tensor(a / 40, dtype=m.float64)
+    return t.to(getattr(m, dtype))
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "0-d", "empty", "large"])
+@pytest.mark.parametrize("target", ["float32", "float64"])
+@pytest.mark.parametrize("source", CAST_SOURCES)
+def test_casts_fuse_into_the_chain(source, target, layout):
+    if source == target:
+        return  # to() of the same dtype is the tensor itself, not a cast
+    shape = {"contiguous": (6, 5), "transposed": (5, 6), "0-d": (), "empty": (0, 5), "large": (3, 4099)}[layout]
+    src = cast_source(ember, source, shape)
+    if layout == "transposed":
+        src = src.t()
+    y = ember.tensor(RNG.standard_normal(tuple(src.shape)), dtype=getattr(ember, target))
+    f = lambda m, x, y: m.exp(x.to(getattr(m, target)) * 0.01) * y + x.to(getattr(m, target))
+    g = ember.jit.trace(lambda x, y: f(ember, x, y), (src, y))
+    # A transposed source casts to a transposed result (preserve_format): that stays a node.
+    fused = layout != "transposed"
+    casts = [line for line in str(g.graph).splitlines() if "= cast(" in line]
+    assert bool(casts) == fused, str(g.graph)
+    if fused:
+        assert len(g.graph.nodes()) == 1, str(g.graph)
+    got, want = g(src, y), f(ember, src, y)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert ember.equal(got, want), str(g.graph)
+    ref = f(torch, torch.from_numpy(src.float().numpy() if source == "bfloat16" else src.numpy()).to(
+        getattr(torch, source)), torch.from_numpy(y.numpy()))
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_gradients_flow_through_a_fused_cast():
+    a = RNG.standard_normal((4, 5))
+    xe = ember.tensor(a, requires_grad=True)
+    xt = torch.tensor(a, requires_grad=True)
+    ye, yt = ember.tensor(a.astype(np.float32)), torch.tensor(a.astype(np.float32))
+    f = lambda m, x, y: m.tanh(x.to(m.float32)) * y
+    g = ember.jit.trace(lambda x, y: f(ember, x, y), (xe.detach(), ye))
+    assert "= cast(" in str(g.graph), str(g.graph)
+    g(xe, ye).sum().backward()
+    f(torch, xt, yt).sum().backward()
+    assert xe.grad.dtype == ember.float64
+    np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=1e-7)
+
+
 # name -> (f(m, chain), fuses over trailing dims): a reduction ending a fused chain.
 REDUCTIONS = {
     "sum": (lambda m, t: t.sum(), True),
@@ -267,9 +326,10 @@ def test_gradients_flow_through_a_fused_reduction():
 
 
 def test_a_fused_reduction_saves_and_loads(tmp_path):
-    x, y = ember.randn(7, 300), ember.randn(300)
-    g = ember.jit.trace(lambda x, y: (chain(ember, x, y).sum(-1), chain(ember, x, y).amax()), (x, y))
-    assert re.search(r"= sum\(", str(g.graph)), str(g.graph)
+    x, y = ember.randn(7, 300).double(), ember.randn(300)
+    g = ember.jit.trace(lambda x, y: (chain(ember, x.float(), y).sum(-1), chain(ember, x.float(), y).amax()),
+                        (x, y))
+    assert re.search(r"= sum\(", str(g.graph)) and "= cast(" in str(g.graph), str(g.graph)
     ember.jit.save(g, tmp_path / "r.ember")
     h = ember.jit.load(tmp_path / "r.ember")
     for u, v in zip(h(x, y), g(x, y)):

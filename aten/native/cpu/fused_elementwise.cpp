@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "aten/native/CpuCapability.h"
@@ -25,6 +26,7 @@
 #include "aten/native/cpu/Vectorized.h"
 #include "aten/tracing/Fusion.h"
 #include "c10/util/Exception.h"
+#include "c10/util/Half.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
@@ -122,23 +124,44 @@ void run_instr(const FusedInstr& in, T* d, const T* a, const T* b, const T* c, i
     case FusedOp::Where:
       for (int64_t i = 0; i < n; ++i) d[i] = c[i] != T(0) ? a[i] : b[i];
       break;
+    case FusedOp::Cast: map_scalar<T>(d, a, n, [](T x) { return x; }); break;
   }
 }
 
-// How one input register is read.
-template <class T>
+// How one input register is read: in its own dtype (the program's, or another that the
+// loader converts: a where() condition, a cast's source).
 struct Input {
-  const T* data = nullptr;
+  const void* data = nullptr;
+  ScalarType dtype = ScalarType::Float;
   bool contiguous = false;
   std::vector<int64_t> strides;  // elements, broadcast dims 0
 };
 
-// Copies elements [begin, begin + n) of a strided input (in the output's index order) to buf.
-template <class T>
-void gather(const Input<T>& in, const std::vector<int64_t>& sizes, int64_t begin, int64_t n, T* buf) {
+// One element of S as T, as the eager copy kernel converts it (the 16-bit floats through float).
+template <class T, class S>
+T element_as(S x) {
+  if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
+    return static_cast<T>(static_cast<float>(x));
+  } else {
+    return static_cast<T>(x);
+  }
+}
+
+// Converts elements [begin, begin + n) of an input (in the output's index order) to buf.
+template <class S, class T>
+void gather(const Input& in, const std::vector<int64_t>& sizes, int64_t begin, int64_t n, T* buf) {
+  const S* data = static_cast<const S*>(in.data);
+  if (in.contiguous) {
+    if constexpr (std::is_same_v<S, T>) {
+      std::memcpy(buf, data + begin, static_cast<size_t>(n) * sizeof(T));
+    } else {
+      for (int64_t i = 0; i < n; ++i) buf[i] = element_as<T>(data[begin + i]);
+    }
+    return;
+  }
   const size_t nd = sizes.size();
   if (nd == 0) {
-    std::fill(buf, buf + n, in.data[0]);
+    std::fill(buf, buf + n, element_as<T>(data[0]));
     return;
   }
   std::vector<int64_t> idx(nd);
@@ -155,9 +178,9 @@ void gather(const Input<T>& in, const std::vector<int64_t>& sizes, int64_t begin
   while (i < n) {
     const int64_t run = std::min(inner - idx[nd - 1], n - i);
     if (inner_stride == 0) {
-      std::fill(buf + i, buf + i + run, in.data[offset]);
+      std::fill(buf + i, buf + i + run, element_as<T>(data[offset]));
     } else {
-      for (int64_t j = 0; j < run; ++j) buf[i + j] = in.data[offset + j * inner_stride];
+      for (int64_t j = 0; j < run; ++j) buf[i + j] = element_as<T>(data[offset + j * inner_stride]);
     }
     i += run;
     offset += run * inner_stride;
@@ -168,6 +191,23 @@ void gather(const Input<T>& in, const std::vector<int64_t>& sizes, int64_t begin
       ++idx[k - 1];
       offset += in.strides[k - 1];
     }
+  }
+}
+
+template <class T>
+void load(const Input& in, const std::vector<int64_t>& sizes, int64_t begin, int64_t n, T* buf) {
+  switch (in.dtype) {
+    case ScalarType::Bool: return gather<bool, T>(in, sizes, begin, n, buf);
+    case ScalarType::Byte: return gather<uint8_t, T>(in, sizes, begin, n, buf);
+    case ScalarType::Char: return gather<int8_t, T>(in, sizes, begin, n, buf);
+    case ScalarType::Short: return gather<int16_t, T>(in, sizes, begin, n, buf);
+    case ScalarType::Int: return gather<int32_t, T>(in, sizes, begin, n, buf);
+    case ScalarType::Long: return gather<int64_t, T>(in, sizes, begin, n, buf);
+    case ScalarType::Half: return gather<Half, T>(in, sizes, begin, n, buf);
+    case ScalarType::BFloat16: return gather<BFloat16, T>(in, sizes, begin, n, buf);
+    case ScalarType::Float: return gather<float, T>(in, sizes, begin, n, buf);
+    case ScalarType::Double: return gather<double, T>(in, sizes, begin, n, buf);
+    default: EMBER_CHECK(false, "fused_elementwise(): cannot load an input of dtype ", in.dtype);
   }
 }
 
@@ -236,9 +276,10 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
   if (numel == 0) return;
   constexpr int64_t K = Vectorized<T>::kSize;
   static_assert(kTile % (4 * 16) == 0, "tiles are whole vectors of every width");
-  std::vector<Input<T>> ins(inputs.size());
+  std::vector<Input> ins(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    ins[i].data = inputs[i].data_ptr<T>();
+    ins[i].data = inputs[i].data_ptr();
+    ins[i].dtype = inputs[i].dtype();
     ins[i].contiguous = inputs[i].is_contiguous();
     ins[i].strides = inputs[i].strides().vec();
   }
@@ -260,14 +301,13 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
       const bool full = n == kTile;
       const int64_t padded = (n + K - 1) / K * K;
       for (int r = 0; r < p.num_inputs; ++r) {
-        const Input<T>& in = ins[r];
-        if (in.contiguous && full) {
-          src[r] = in.data + begin;
+        const Input& in = ins[r];
+        if (in.contiguous && full && in.dtype == p.dtype) {
+          src[r] = static_cast<const T*>(in.data) + begin;
           continue;
         }
         T* buf = base + static_cast<int64_t>(r) * kTile;
-        if (in.contiguous) std::memcpy(buf, in.data + begin, static_cast<size_t>(n) * sizeof(T));
-        else gather<T>(in, p.sizes, begin, n, buf);
+        load<T>(in, p.sizes, begin, n, buf);
         std::fill(buf + n, buf + padded, T(0));
         src[r] = buf;
       }
