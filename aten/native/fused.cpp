@@ -32,12 +32,16 @@ std::vector<Tensor> fused_elementwise(const jit::FusedProgram& p, const std::vec
     // A where() condition or a cast's source keeps its dtype: the tile loader converts it.
     EMBER_CHECK_TYPE(fused_loads(t.dtype()), "fused_elementwise(): expected input ", i,
                      " to be bool, an integer or a floating dtype, but got ", t.dtype());
-    expanded.push_back(t.expand(p.sizes));
+    // With a memory order (p.perm) the kernel walks the permuted dims: the inputs are
+    // permuted views, the outputs row-major there and permuted back below.
+    expanded.push_back(p.perm.empty() ? t.expand(p.sizes) : t.expand(p.sizes).permute(p.perm));
   }
+  std::vector<int64_t> walked = p.sizes;
+  for (size_t k = 0; k < p.perm.size(); ++k) walked[k] = p.sizes[static_cast<size_t>(p.perm[k])];
   std::vector<Tensor> outputs;
   outputs.reserve(p.outputs.size());
   for (size_t k = 0; k < p.elementwise_outputs(); ++k) {
-    outputs.push_back(ember::empty(p.sizes, TensorOptions().dtype(p.dtype)));
+    outputs.push_back(ember::empty(walked, TensorOptions().dtype(p.dtype)));
   }
   if (p.reduces()) {
     // An empty chain reduces to what the op gives an empty input: 0 for sum, NaN for mean
@@ -50,6 +54,11 @@ std::vector<Tensor> fused_elementwise(const jit::FusedProgram& p, const std::vec
     }
   }
   EMBER_CPU_KERNEL(fused_elementwise_kernel_cpu)(p, expanded, outputs);
+  if (!p.perm.empty()) {
+    std::vector<int64_t> inverse(p.perm.size());
+    for (size_t k = 0; k < p.perm.size(); ++k) inverse[static_cast<size_t>(p.perm[k])] = static_cast<int64_t>(k);
+    for (size_t k = 0; k < p.elementwise_outputs(); ++k) outputs[k] = outputs[k].permute(inverse);
+  }
   return outputs;
 }
 

@@ -58,6 +58,11 @@ const char* fused_reduce_name(FusedReduce op) {
 
 std::string FusedProgram::str() const {
   std::ostringstream os;
+  if (!perm.empty()) {
+    os << "dims in memory order: [";
+    for (size_t i = 0; i < perm.size(); ++i) os << (i ? ", " : "") << perm[i];
+    os << "]\n";
+  }
   for (const FusedInstr& in : code) {
     os << 'r' << in.dst << " = " << fused_op_name(in.op) << '(';
     const char* sep = "";

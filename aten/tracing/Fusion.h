@@ -67,6 +67,10 @@ struct FusedReduction {
 struct EMBER_API FusedProgram {
   ScalarType dtype = ScalarType::Float;
   std::vector<int64_t> sizes;
+  /// The outputs' dims in memory order, outermost first, when they are dense but not
+  /// row-major (a chain over transposed inputs, whose results follow their layout); empty
+  /// for row-major. The tiles then walk the outputs' memory order (Note [Fused tiles]).
+  std::vector<int64_t> perm;
   int num_inputs = 0;
   int num_registers = 0;
   std::vector<FusedInstr> code;

@@ -406,6 +406,36 @@ bool is_contiguous_type(const TensorType& t) {
   return true;
 }
 
+// The dims of a dense (non-overlapping, gap-free) layout in memory order, outermost first:
+// empty for row-major, nullopt when the layout is not dense. Dims of size 1 keep their place.
+std::optional<std::vector<int64_t>> dense_order(const TensorType& t) {
+  if (is_contiguous_type(t)) return std::vector<int64_t>{};
+  const int64_t nd = static_cast<int64_t>(t.sizes.size());
+  std::vector<int64_t> perm(static_cast<size_t>(nd));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::stable_sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) {
+    if (t.sizes[x] == 1 || t.sizes[y] == 1) return false;
+    return t.strides[x] > t.strides[y];
+  });
+  int64_t acc = 1;
+  for (size_t k = perm.size(); k-- > 0;) {
+    const int64_t d = perm[k];
+    if (t.sizes[d] != 1 && t.strides[d] != acc) return std::nullopt;
+    acc *= t.sizes[d];
+  }
+  return perm;
+}
+
+// Whether two types of the same sizes lay their elements out alike (strides of size-1 dims,
+// and of tensors with no elements, do not matter).
+bool same_layout(const TensorType& a, const std::vector<int64_t>& strides) {
+  if (std::find(a.sizes.begin(), a.sizes.end(), 0) != a.sizes.end()) return true;
+  for (size_t d = 0; d < a.sizes.size(); ++d) {
+    if (a.sizes[d] != 1 && a.strides[d] != strides[d]) return false;
+  }
+  return true;
+}
+
 bool broadcasts_to(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
   if (from.size() > to.size()) return false;
   for (size_t i = 0; i < from.size(); ++i) {
@@ -424,7 +454,7 @@ std::optional<FusedInstr> as_instr(const Graph& g, const Node& n, const Analysis
   if (it == fusable_ops().end()) return std::nullopt;
   if (n.outputs.size() != 1 || n.outputs[0].kind != Slot::Kind::Value) return std::nullopt;
   const TensorType& out = g.values[n.outputs[0].value].type;
-  if (out.dtype != dtype || out.sizes != sizes || !out.device.is_cpu() || !is_contiguous_type(out)) {
+  if (out.dtype != dtype || out.sizes != sizes || !out.device.is_cpu() || !dense_order(out)) {
     return std::nullopt;
   }
   const FusableOp f = it->second;
@@ -591,6 +621,7 @@ struct Group {
   std::unordered_map<int, int> reg_of;   // graph value -> register
   std::vector<int> input_values;         // registers 0..n-1, in order
   std::vector<std::pair<FusedInstr, std::vector<int>>> instrs;  // with the tensor values read
+  std::vector<int64_t> strides;          // the members' results', all the same dense layout
   std::optional<size_t> reduce_node;     // a reduction ending the chain
   FusedReduction reduction;              // its reg is the graph value it reads
 };
@@ -620,6 +651,10 @@ int fuse_elementwise(Graph& g) {
       auto p = std::make_shared<FusedProgram>();
       p->dtype = group.dtype;
       p->sizes = group.sizes;
+      TensorType layout;
+      layout.sizes = group.sizes;
+      layout.strides = group.strides;
+      p->perm = *dense_order(layout);
       p->num_inputs = static_cast<int>(group.input_values.size());
       // Registers: inputs first, then one per member's result, in order.
       std::unordered_map<int, int> reg;  // graph value -> register
@@ -686,7 +721,7 @@ int fuse_elementwise(Graph& g) {
     // A reduction of a result of the chain ends it (Note [Fused reductions]).
     if (!group.members.empty() && !node.inputs.empty() && node.inputs[0].kind == Slot::Kind::Value) {
       auto r = group.reg_of.find(node.inputs[0].value);
-      if (r != group.reg_of.end() && r->second == 1) {
+      if (r != group.reg_of.end() && r->second == 1 && is_contiguous_type(g.values[node.inputs[0].value].type)) {
         if (auto red = as_reduction(g, node, a, i, group.dtype, group.sizes)) {
           group.reduction = *red;
           group.reduction.reg = node.inputs[0].value;
@@ -701,8 +736,9 @@ int fuse_elementwise(Graph& g) {
     const bool shaped = node.outputs.size() == 1 && node.outputs[0].kind == Slot::Kind::Value;
     if (shaped) {
       const TensorType& t = g.values[node.outputs[0].value].type;
-      if (!group.members.empty() && (t.dtype != group.dtype || t.sizes != group.sizes)) {
-        // A different shape or dtype starts its own chain only if it could fuse at all.
+      if (!group.members.empty() &&
+          (t.dtype != group.dtype || t.sizes != group.sizes || !same_layout(t, group.strides))) {
+        // A different shape, dtype or layout starts its own chain only if it could fuse at all.
         if (as_instr(g, node, a, i, t.dtype, t.sizes)) close();
       }
       if (t.dtype == ScalarType::Float || t.dtype == ScalarType::Double) {
@@ -720,6 +756,7 @@ int fuse_elementwise(Graph& g) {
     if (group.members.empty()) {
       group.dtype = t.dtype;
       group.sizes = t.sizes;
+      group.strides = t.strides;
     }
     const int tensors = fusable_ops().at(node.op).tensors;
     std::vector<int> reads;

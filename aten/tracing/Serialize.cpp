@@ -92,6 +92,8 @@ void write_program(Writer& w, const FusedProgram& p) {
   w.integer(static_cast<int64_t>(p.dtype));
   w.integer(static_cast<int64_t>(p.sizes.size()));
   for (int64_t s : p.sizes) w.integer(s);
+  w.integer(static_cast<int64_t>(p.perm.size()));
+  for (int64_t d : p.perm) w.integer(d);
   w.integer(p.num_inputs);
   w.integer(p.num_registers);
   w.integer(static_cast<int64_t>(p.code.size()));
@@ -251,6 +253,16 @@ std::shared_ptr<const FusedProgram> read_program(Reader& r) {
   if (p->dtype != ScalarType::Float && p->dtype != ScalarType::Double) r.fail("a fused program of a dtype other than float32/float64");
   p->sizes.resize(static_cast<size_t>(r.integer(0, 64)));
   for (int64_t& s : p->sizes) s = r.integer(0);
+  // A memory order is a permutation of the dims (each once).
+  p->perm.resize(static_cast<size_t>(r.integer(0, 64)));
+  std::vector<char> seen(p->sizes.size(), 0);
+  for (int64_t& d : p->perm) {
+    d = r.integer(0, static_cast<int64_t>(p->sizes.size()) - 1);
+    if (seen[static_cast<size_t>(d)]++) r.fail("a fused program whose memory order repeats a dim");
+  }
+  if (!p->perm.empty() && p->perm.size() != p->sizes.size()) {
+    r.fail("a fused program whose memory order does not list every dim");
+  }
   p->num_registers = 0;
   p->num_inputs = static_cast<int>(r.integer(0, 32766));
   p->num_registers = static_cast<int>(r.integer(p->num_inputs, 32766));
@@ -290,6 +302,7 @@ std::shared_ptr<const FusedProgram> read_program(Reader& r) {
   for (int64_t s : p->sizes) {
     if (__builtin_mul_overflow(numel, s, &numel)) r.fail("a fused program whose sizes overflow");
   }
+  if (p->reduces() && !p->perm.empty()) r.fail("a fused reduction over a permuted memory order");
   if (p->reduces()) {
     // The reduction reads a register written before it and writes the last one, the last output,
     // over a whole number of trailing rows.

@@ -271,8 +271,12 @@ struct Reducer {
 
 template <class T>
 void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
+  // The dims the tiles walk: the program's, or in the outputs' memory order (p.perm; the
+  // inputs come permuted to match, fused.cpp).
+  std::vector<int64_t> sizes = p.sizes;
+  for (size_t k = 0; k < p.perm.size(); ++k) sizes[k] = p.sizes[static_cast<size_t>(p.perm[k])];
   int64_t numel = 1;
-  for (int64_t s : p.sizes) numel *= s;
+  for (int64_t s : sizes) numel *= s;
   if (numel == 0) return;
   constexpr int64_t K = Vectorized<T>::kSize;
   static_assert(kTile % (4 * 16) == 0, "tiles are whole vectors of every width");
@@ -307,7 +311,7 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
           continue;
         }
         T* buf = base + static_cast<int64_t>(r) * kTile;
-        load<T>(in, p.sizes, begin, n, buf);
+        load<T>(in, sizes, begin, n, buf);
         std::fill(buf + n, buf + padded, T(0));
         src[r] = buf;
       }
