@@ -442,7 +442,6 @@ BAD = {
     "lu_solve_shape": (lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a), b), [W33, rand((4, 2))]),
     "lu_solve_1d": (lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a), b), [W33, rand((3,))]),
     "lu_unpack_1d": (lambda m, a, p: m.lu_unpack(a, p), [rand((3,)), np.array([1, 2, 3], dtype=np.int32)]),
-    "lu_unpack_pivots": (lambda m, a, p: m.lu_unpack(a, p), [R33, np.array([1, 2], dtype=np.int32)]),
     "lu_unpack_pivot_dtype": (lambda m, a, p: m.lu_unpack(a, p), [R33, np.array([1, 2, 3], dtype=np.int64)]),
     "norm_3d_ord": (lambda m, a: m.linalg.norm(a, 2), [rand((2, 3, 4))]),
     "norm_str_vec": (lambda m, a: m.linalg.norm(a, "fro", dim=0), [R34]),
@@ -492,6 +491,14 @@ BAD = {
 def test_bad_inputs(name):
     fn, arrays = BAD[name]
     raises_like(fn, arrays)
+
+
+def test_lu_unpack_short_pivots():
+    """Pivots shorter than min(m, n): torch 2.13 reads past their end (it raises or not depending on
+    what memory follows), so torch is no reference here; Ember checks the shape before reading."""
+    a = ember.from_numpy(R33)
+    with pytest.raises(RuntimeError, match=r"lu_unpack\(\): expected 'LU_pivots' to have shape \[3\]"):
+        ember.lu_unpack(a, ember.tensor([1, 2], dtype=ember.int32))
 
 
 def test_ldl_solve_vector_rhs():
