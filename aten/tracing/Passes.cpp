@@ -614,6 +614,43 @@ std::optional<FusedReduction> as_reduction(const Graph& g, const Node& n, const 
   return r;
 }
 
+// Folds a multiply by a scalar into the add or sub that reads it: a + 1*(s*y) becomes
+// a + s*y (Add with alpha s) and a + (-1)*(s*y) becomes a + (-s)*y (Sub with alpha s), one
+// tile pass fewer. Bitwise the same: (-1)*(s*y) = -(s*y) = (-s)*y exactly, and addition
+// commutes. Only where alpha is 1 (else alpha*(s*y) and (alpha*s)*y round differently) and
+// the product is read by that instruction alone, once, and is no output.
+void fold_scaled_operands(FusedProgram& p) {
+  std::vector<int> reads(static_cast<size_t>(p.num_registers), 0);
+  for (const FusedInstr& in : p.code) {
+    for (int r : {in.a, in.b, in.c}) if (r >= 0) ++reads[static_cast<size_t>(r)];
+  }
+  for (int r : p.outputs) reads[static_cast<size_t>(r)] += 2;
+  if (p.reduction.reg >= 0) reads[static_cast<size_t>(p.reduction.reg)] += 2;
+  std::vector<int> producer(static_cast<size_t>(p.num_registers), -1);
+  for (size_t i = 0; i < p.code.size(); ++i) producer[static_cast<size_t>(p.code[i].dst)] = static_cast<int>(i);
+  std::vector<char> dead(p.code.size(), 0);
+  for (FusedInstr& in : p.code) {
+    if ((in.op != FusedOp::Add && in.op != FusedOp::Sub) || in.s1 != 1 || in.a == in.b) continue;
+    auto scaled = [&](int r) -> FusedInstr* {
+      const int k = producer[static_cast<size_t>(r)];
+      if (k < 0 || dead[static_cast<size_t>(k)] || reads[static_cast<size_t>(r)] != 1) return nullptr;
+      FusedInstr& m = p.code[static_cast<size_t>(k)];
+      return m.op == FusedOp::MulScalar ? &m : nullptr;
+    };
+    if (in.op == FusedOp::Add && !scaled(in.b) && scaled(in.a)) std::swap(in.a, in.b);
+    FusedInstr* m = scaled(in.b);
+    if (!m) continue;
+    in.b = m->a;
+    in.s1 = m->s0;
+    dead[static_cast<size_t>(producer[static_cast<size_t>(m->dst)])] = 1;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    if (!dead[i]) p.code[kept++] = p.code[i];
+  }
+  p.code.resize(kept);
+}
+
 struct Group {
   ScalarType dtype = ScalarType::Float;
   std::vector<int64_t> sizes;
@@ -707,6 +744,7 @@ int fuse_elementwise(Graph& g) {
       }
       p->num_registers = next;
       EMBER_INTERNAL_ASSERT(next < 32767, "fusion: too many registers");
+      fold_scaled_operands(*p);
       fused.fused = std::move(p);
       out_nodes.push_back(std::move(fused));
       fused_away += static_cast<int>(group.members.size()) - 1;

@@ -83,6 +83,45 @@ def test_float_tanh_within_2_ulp():
     assert np.signbit(got[4]) and not np.signbit(got[3])
 
 
+def test_float_exp_within_1_ulp():
+    """Float exp is Ember's own where the capability has FMA (Vectorized.h): 1 ulp as SLEEF's,
+    subnormal results rounded once, overflow to inf, underflow to 0."""
+    x = np.concatenate([dense_floats(-110, 90, 2_000_001),
+                        np.linspace(-104, -87, 100_001, dtype=np.float32),  # subnormal results
+                        np.float32([88.72, 88.7228, 88.723, 89.0, -103.97, -103.98])])
+    with np.errstate(over="ignore"):
+        ref = np.exp(x.astype(np.float64))
+    got = ember.exp(ember.from_numpy(x)).numpy()
+    finite = ref < np.finfo(np.float32).max
+    assert ulps(got[finite], ref[finite]).max() <= 1.0
+    assert np.all(np.isinf(got[ref > 3.4028235677973366e38]))
+    specials = np.float32([np.inf, -np.inf, np.nan, 0.0, -0.0, 200.0, -200.0, 1e-30])
+    with np.errstate(over="ignore"):
+        want = np.exp(specials)
+    np.testing.assert_array_equal(ember.exp(ember.from_numpy(specials)).numpy(), want)
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2", "avx512"])
+def test_float_transcendentals_accurate_at_every_capability(capability):
+    """The FMA forms (AVX2, AVX-512) and the baseline's meet the same claims: the accuracy
+    tests above, run in a child at each capability this CPU has."""
+    if capability.upper() not in available_capabilities():
+        pytest.skip(f"this CPU has no {capability}")
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
+    env = dict(os.environ, EMBER_CPU_CAPABILITY=capability,
+               PYTHONPATH=os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
+                          "-k", "within_1_ulp or within_2_ulp or accurate_where_torch_cancels"],
+                         env=env, capture_output=True, text=True)
+    assert out.returncode == 0 and "3 passed" in out.stdout, out.stdout[-3000:] + out.stderr[-2000:]
+
+
+def available_capabilities() -> list[str]:
+    """The capabilities this CPU and build can run, best last."""
+    order = ["DEFAULT", "AVX2", "AVX512"]
+    return order[: order.index(ember.backends.cpu.get_cpu_capability()) + 1]
+
+
 def test_float_gelu_accurate_where_torch_cancels():
     """gelu via the erfc tail (cpu/activation.cpp): under 10 ulp where PyTorch's 1 + erf
     cancels (x < 0), 2.5 ulp above 1."""
@@ -93,6 +132,13 @@ def test_float_gelu_accurate_where_torch_cancels():
     err = ulps(got, ref)
     assert err[x <= 1].max() <= 10.0
     assert err[x > 1].max() <= 2.5
+    # Beyond |x| = 16 the tail has underflowed: x above, -0.0 below, up to float's limits
+    # (x²/2 overflowed and gave NaN once).
+    huge = np.float32([16.0, 17.0, 1e5, 1e19, 3e19, 1e20, 3e38, -16.0, -17.0, -1e5, -1e19, -3e19, -1e20, -3e38])
+    got = ember.nn.functional.gelu(ember.from_numpy(huge)).numpy()
+    want = (0.5 * huge.astype(np.float64) * torch.special.erfc(torch.from_numpy(-huge.astype(np.float64) / np.sqrt(2.0))).numpy()).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+    assert np.all(np.signbit(got[huge < 0]))
     # +inf gives its limit, +inf, in every dtype (PyTorch's float kernel gives NaN, its 16-bit
     # ones +inf or NaN by CPU); -inf gives NaN (-inf * 0) as PyTorch's; NaN stays NaN.
     for dt in (ember.float32, ember.float64, ember.float16, ember.bfloat16):

@@ -151,6 +151,50 @@ def test_fused_is_bitwise_eager_where_the_functors_are_the_same(name):
     assert ember.equal(g(x, y), f(ember, x, y))
 
 
+def test_a_scaled_operand_folds_into_add_and_sub_bitwise():
+    """a + 1*(s*y) -> add(a, y, alpha=s) and a + (-1)*(s*y) -> sub(a, y, alpha=s), one tile
+    pass fewer; not where alpha is not 1, nor where the product is also returned."""
+    x, y = ember.randn(1000, 37), ember.randn(1000, 37)
+    cases = {
+        "sub": (lambda a, b: a - 0.5 * b, r"sub\(r\d+, r\d+, alpha=0.5\)", True),
+        "add_left": (lambda a, b: b * 2.5 + a, r"add\(r\d+, r\d+, alpha=2.5\)", True),
+        "add_right": (lambda a, b: a + b * -3.25, r"add\(r\d+, r\d+, alpha=-3.25\)", True),
+        "alpha": (lambda a, b: a.sub(b * 3, alpha=2), r"mul_scalar\(", False),
+        "escapes": (lambda a, b: (a - 0.5 * b, b * 0.5), r"mul_scalar\(", False),
+        "reversed": (lambda a, b: b * 4 - a, r"mul_scalar\(", False),
+    }
+    for name, (f, text, folded) in cases.items():
+        g = ember.jit.trace(f, (x, y))
+        program = str(g.graph)
+        assert re.search(text, program) and (("mul_scalar(" in program) != folded), (name, program)
+        got, want = g(x, y), f(x, y)
+        for gi, wi in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert ember.equal(gi, wi), name
+    # And in float64, with values where a separate product would round differently if alpha
+    # were folded wrongly.
+    xd, yd = ember.randn(333, dtype=ember.float64) * 1e3, ember.randn(333, dtype=ember.float64) / 7
+    f = lambda a, b: a - 0.1 * b
+    assert ember.equal(ember.jit.trace(f, (xd, yd))(xd, yd), f(xd, yd))
+
+
+def test_large_outputs_are_streamed_and_equal_eager():
+    """Outputs of 16 MiB and more are written with non-temporal stores from the tile buffers
+    (fused_elementwise.cpp); the last, partial tile is copied."""
+    n = (4 << 20) + 77
+    x, y = ember.randn(n + 1)[1:], ember.randn(n)  # x starts off a 64-byte line
+    f = lambda a, b: (ember.exp(-a) * ember.tanh(b) - 0.5 * b, ember.exp(-a), a.relu() + 1)
+    g = ember.jit.trace(f, (x, y))
+    assert len(fused_nodes(g.graph)) == 1, str(g.graph)
+    for gi, wi in zip(g(x, y), f(x, y)):
+        assert ember.equal(gi, wi)
+    # A chain with a reduction at its end streams its elementwise outputs too.
+    h = lambda a, b: (ember.exp(-a) * b, (ember.exp(-a) * b).sum())
+    gh = ember.jit.trace(h, (x, y))
+    got, want = gh(x, y), h(x, y)
+    assert ember.equal(got[0], want[0])
+    assert abs(float(got[1]) - float(want[1])) <= 1e-5 * float((ember.exp(-x) * y).abs().sum())
+
+
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_gradients_flow_through_a_fused_graph(name):
     a = RNG.standard_normal((4, 5))

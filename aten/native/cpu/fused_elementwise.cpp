@@ -11,7 +11,10 @@
 // compiler's arithmetic for + - * /. So a fused chain gives the eager chain's results to
 // the last bit. A contiguous input is read in place and a contiguous output written in place
 // (full tiles); the last, partial tile and broadcast or strided inputs go through buffers
-// padded to whole vectors.
+// padded to whole vectors. Outputs too large for the caches (kStreamBytes) are computed in
+// the tile buffers and streamed to memory with non-temporal stores.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -36,7 +39,33 @@ using jit::FusedInstr;
 using jit::FusedOp;
 using jit::FusedProgram;
 
-constexpr int64_t kTile = 1024;
+constexpr int64_t kTile = 256;
+
+// Outputs at least this large are written with non-temporal stores: they cannot stay in the
+// caches (this machine's L3 is 32 MiB, shared), and streaming them skips the read that a
+// plain store of a missing line makes first, a third of a two-input chain's traffic.
+constexpr int64_t kStreamBytes = int64_t{16} << 20;
+
+// Copies a full tile (a whole number of 64-byte lines; `s` 64-byte aligned) to the 64-byte
+// aligned `d` with non-temporal stores. The caller fences (_mm_sfence) before it returns.
+void stream_copy(void* d, const void* s, int64_t bytes) {
+  auto* dst = static_cast<char*>(d);
+  const auto* src = static_cast<const char*>(s);
+#if defined(EMBER_CPU_CAPABILITY_AVX512)
+  for (int64_t i = 0; i < bytes; i += 64) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_load_si512(src + i));
+  }
+#elif defined(EMBER_CPU_CAPABILITY_AVX2)
+  for (int64_t i = 0; i < bytes; i += 32) {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i),
+                        _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i)));
+  }
+#else
+  for (int64_t i = 0; i < bytes; i += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_load_si128(reinterpret_cast<const __m128i*>(src + i)));
+  }
+#endif
+}
 
 template <class T, class F>
 void map_vec(T* d, const T* a, int64_t n, F f) {
@@ -294,6 +323,11 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
   std::vector<T*> out_data(n_out);
   for (size_t k = 0; k < n_out; ++k) out_data[k] = outputs[k].data_ptr<T>();
 
+  // Large outputs are streamed to memory from the tile buffers (kStreamBytes).
+  int64_t out_bytes = 0;
+  for (size_t k = 0; k < n_out; ++k) out_bytes += numel * static_cast<int64_t>(sizeof(T));
+  const bool stream = out_bytes >= kStreamBytes;
+
   // Runs the program over elements [e0, e1) tile by tile; on_tile(begin, n, values of the
   // reduced register) sees each tile once it is computed.
   auto run_range = [&](int64_t e0, int64_t e1, auto&& on_tile) {
@@ -315,20 +349,35 @@ void run_program(const FusedProgram& p, const std::vector<Tensor>& inputs, const
         std::fill(buf + n, buf + padded, T(0));
         src[r] = buf;
       }
+      // A full tile's outputs are written in place, or streamed from their buffers when
+      // large and 64-byte aligned; other tiles' are copied from the buffers.
+      bool streamed = stream && full;
+      for (size_t k = 0; k < n_out && streamed; ++k) {
+        streamed = reinterpret_cast<uintptr_t>(out_data[k] + begin) % 64 == 0;
+      }
+      const bool in_place = full && !streamed;
       for (const FusedInstr& instr : p.code) {
-        T* dst = full && out_of[instr.dst] >= 0 ? out_data[out_of[instr.dst]] + begin
-                                                : base + static_cast<int64_t>(instr.dst) * kTile;
+        T* dst = in_place && out_of[instr.dst] >= 0 ? out_data[out_of[instr.dst]] + begin
+                                                    : base + static_cast<int64_t>(instr.dst) * kTile;
         run_instr<T>(instr, dst, instr.a >= 0 ? src[instr.a] : nullptr,
                      instr.b >= 0 ? src[instr.b] : nullptr, instr.c >= 0 ? src[instr.c] : nullptr, padded);
         src[instr.dst] = dst;
       }
-      if (!full) {
-        for (size_t k = 0; k < n_out; ++k) {
-          std::memcpy(out_data[k] + begin, src[p.outputs[k]], static_cast<size_t>(n) * sizeof(T));
+      for (size_t k = 0; k < n_out && !in_place; ++k) {
+        const auto bytes = static_cast<size_t>(n) * sizeof(T);
+        const T* from = src[p.outputs[k]];
+        // An input returned as it is (an output register no instruction writes) is not in a buffer.
+        const bool buffered = reinterpret_cast<uintptr_t>(from) % 64 == 0 && from >= base &&
+                              from < base + static_cast<int64_t>(p.num_registers) * kTile;
+        if (streamed && buffered) {
+          stream_copy(out_data[k] + begin, from, static_cast<int64_t>(bytes));
+        } else {
+          std::memcpy(out_data[k] + begin, from, bytes);
         }
       }
       if (p.reduces()) on_tile(begin, n, src[p.reduction.reg]);
     }
+    if (stream) _mm_sfence();  // the streamed stores are visible before the caller joins
   };
 
   const int64_t tiles = (numel + kTile - 1) / kTile;
