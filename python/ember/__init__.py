@@ -45,7 +45,7 @@ from ember.autograd.grad_mode import (  # noqa: E402,F401
     set_grad_enabled,
 )
 
-from ember import accelerator, amp, cuda, func, hub, jit, onnx, profiler, random, return_types  # noqa: E402,F401
+from ember import accelerator, amp, cuda, distributed, func, hub, jit, onnx, profiler, random, return_types  # noqa: E402,F401
 from ember.func import vmap  # noqa: E402,F401
 from ember import compiler  # noqa: E402,F401
 from ember.compiler import compile  # noqa: E402,F401

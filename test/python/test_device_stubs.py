@@ -535,3 +535,44 @@ def test_autocast_as_decorator():
         return ember.is_autocast_enabled("cpu")
     assert f() is False and f.__name__ == "f"
 
+
+
+# ember.distributed before process groups exist (the distributed issue): programs that import
+# its functions at the top and call them only under a launcher (nanoGPT) run unchanged.
+def test_distributed_names_import_as_nanogpt_imports_them():
+    from ember.distributed import destroy_process_group, init_process_group  # noqa: F401
+    import ember.distributed as dist
+    assert ember.distributed is dist
+    assert dist.is_available() is False and dist.is_initialized() is False
+    assert not dist.is_gloo_available() and not dist.is_nccl_available()
+    for name in ["init_process_group", "destroy_process_group", "get_rank", "get_world_size",
+                 "barrier", "all_reduce", "broadcast", "all_gather", "ReduceOp", "Backend"]:
+        assert hasattr(torch.distributed, name), name  # the names are torch's
+        assert hasattr(dist, name), name
+    assert dist.ReduceOp.SUM.name == "SUM" and dist.Backend("GLOO") == torch.distributed.Backend("GLOO")
+
+
+def test_distributed_calls_without_a_group_raise_as_torch():
+    import ember.distributed as dist
+    with pytest.raises(NotImplementedError, match=r"init_process_group\(\).*distributed issue"):
+        dist.init_process_group("gloo", rank=0, world_size=1)
+    with pytest.raises(NotImplementedError, match=r"new_group\(\)"):
+        dist.new_group([0])
+    for name in ["get_rank", "get_world_size", "barrier"]:
+        # torch raises ValueError for a default group that was never initialised, as here.
+        with pytest.raises(ValueError, match="not been initialized"):
+            getattr(torch.distributed, name)()
+        with pytest.raises(ValueError, match=rf"{name}\(\): Default process group has not been initialized"):
+            getattr(dist, name)()
+    with pytest.raises(ValueError, match=r"all_reduce\(\)"):
+        dist.all_reduce(ember.ones(2))
+    with pytest.raises(ValueError, match="backend name"):
+        dist.Backend(3)
+
+
+def test_torchelastic_launch_is_read_from_the_environment(monkeypatch):
+    import ember.distributed as dist
+    monkeypatch.delenv("TORCHELASTIC_RUN_ID", raising=False)
+    assert dist.is_torchelastic_launched() is torch.distributed.is_torchelastic_launched() is False
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "x")
+    assert dist.is_torchelastic_launched() is torch.distributed.is_torchelastic_launched() is True

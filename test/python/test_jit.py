@@ -274,7 +274,13 @@ def test_gradients_flow_through_a_fused_cast():
     g(xe, ye).sum().backward()
     f(torch, xt, yt).sum().backward()
     assert xe.grad.dtype == ember.float64
-    np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=1e-7)
+    # Through the unfused form the gradient is eager Ember's to the bit; against torch it is
+    # 1 - tanh(x)^2 in float32, which cancels near |tanh| = 1 (an ulp of tanh there is ~1e-6
+    # of the result), so the two float32 tanh kernels' last bits show at about 1e-5.
+    xe2 = ember.tensor(a, requires_grad=True)
+    f(ember, xe2, ye).sum().backward()
+    np.testing.assert_array_equal(xe.grad.numpy(), xe2.grad.numpy())
+    np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=2e-5, atol=1e-7)
 
 
 # name -> (f(m, chain), fuses over trailing dims): a reduction ending a fused chain.

@@ -353,6 +353,30 @@ def test_threads():
         ember.set_num_threads(n)
 
 
+@pytest.mark.parametrize("env,want", [
+    ({"EMBER_NUM_THREADS": "1"}, 1),
+    ({"OMP_NUM_THREADS": "1"}, 1),
+    ({"OMP_NUM_THREADS": "1,1"}, 1),               # OpenMP's nested list: the first level
+    ({"EMBER_NUM_THREADS": "1", "OMP_NUM_THREADS": "2"}, 1),  # Ember's own wins
+    ({"OMP_NUM_THREADS": "0"}, None),              # not a positive count: ignored
+    ({"EMBER_NUM_THREADS": "abc"}, None),
+    ({}, None),                                    # None: the hardware's count
+])
+def test_default_thread_count_follows_the_environment_as_torch(env, want):
+    # torch's default follows OMP_NUM_THREADS; a child process reads the variables at start.
+    import os
+    import subprocess
+    clean = {k: v for k, v in os.environ.items() if k not in ("EMBER_NUM_THREADS", "OMP_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", "import ember, os; print(ember.get_num_threads(), os.cpu_count())"],
+                         env={**clean, **env}, capture_output=True, text=True, check=True).stdout.split()
+    got, cpus = int(out[0]), int(out[1])
+    assert got == (want if want is not None else cpus), (env, out)
+    if "OMP_NUM_THREADS" in env and "EMBER_NUM_THREADS" not in env and want is not None:
+        torch_got = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
+                                   env={**clean, **env}, capture_output=True, text=True, check=True).stdout
+        assert int(torch_got) == got
+
+
 def test_predicates():
     assert ember.is_tensor(ember.zeros(1)) and not ember.is_tensor([1])
     assert ember.is_floating_point(ember.zeros(1)) and not ember.is_floating_point(ember.arange(2))

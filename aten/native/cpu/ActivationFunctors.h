@@ -31,14 +31,15 @@ EMBER_CPU_NAMESPACE_BEGIN
 // exp(-x²/2) = exp(-s)(1 - err) (|err| <= half an ulp of s). Measured over [-13, 10]: 7.6
 // ulp for x < 1, 1.9 above; the exp is vec::exp's inline form, so nothing is called.
 //
-// The tail is computed at x clamped to [-16, 16], where it has underflowed to 0 already
+// The tail is computed at |x| clamped to 16, where it has underflowed to 0 already
 // (erfc(16/√2) ~ 1e-57): beyond it x²/2 would overflow and make the tail inf * 0 = NaN
 // (gelu(-1e20) gave NaN); clamped, gelu(x) is x above 16 and -0.0 below -16, as float64's.
 inline Vectorized<float> gelu_float(Vectorized<float> xv) {
   using Raw = Vectorized<float>::Raw;
   const Raw x = xv.v;
-  const Raw xc = vec::clamp_nan_passes(x, -16.0f, 16.0f);
-  const Raw ax = xc < 0 ? -xc : xc;
+  using Bits = decltype(Raw{} < 0);
+  // |x| (its sign bit cleared) clamped at 16, NaN passing (min returns its second operand).
+  const Raw ax = vec::min_nan_passes(16.0f, reinterpret_cast<Raw>(reinterpret_cast<Bits>(x) & 0x7fffffff));
 #if EMBER_VEC_HAVE_FMA
   {
     using vec::fma;
@@ -48,15 +49,14 @@ inline Vectorized<float> gelu_float(Vectorized<float> xv) {
                   (fma(t, -0.04976603f, 0.1740295f) + fma(t, -0.09640689f, 0.17044091f) * t2) * t4 +
                   (fma(t, 0.07754919f, -0.07553851f) - 0.018395068f * t2) * t8;
     const Raw hx = 0.5f * x;
-    const Raw hxc = 0.5f * xc;
-    const Raw s = hxc * xc;
-    const Raw err = fma(hxc, xc, -s);
+    const Raw hax = 0.5f * ax;
+    const Raw s = hax * ax;
+    const Raw err = fma(hax, ax, -s);
     const Raw exp_s = vec::exp(Vectorized<float>(-s)).v;
     const Raw tail = fma(-err, exp_s, exp_s) * t * r;
     return hx * (x > 0 ? 2.0f - tail : tail);
   }
 #else
-  using Bits = decltype(Raw{} < 0);
   const Raw t = 1.0f / (1.0f + 0.4f * (ax * 0.70710678118654752440f));
   const Raw t2 = t * t, t4 = t2 * t2, t8 = t4 * t4;
   const Raw r = ((0.22568631f + 0.22542699f * t) + (0.21016942f + 0.15680416f * t) * t2) +

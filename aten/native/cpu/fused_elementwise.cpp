@@ -135,8 +135,21 @@ void run_instr(const FusedInstr& in, T* d, const T* a, const T* b, const T* c, i
     case FusedOp::Reciprocal: map_scalar<T>(d, a, n, [](T x) { return T(1) / x; }); break;
     case FusedOp::Square: map_scalar<T>(d, a, n, [](T x) { return x * x; }); break;
     // add/sub as cpu/binary_arith.cpp computes them: a + alpha * b (sub negates alpha).
-    case FusedOp::Add: map2<T>(d, a, b, n, [s1](T x, T y) { return x + s1 * y; }); break;
-    case FusedOp::Sub: map2<T>(d, a, b, n, [s1](T x, T y) { return x + (-s1) * y; }); break;
+    // alpha = ±1 skips the product: 1 * y is y exactly, so the sum is the same bits.
+    case FusedOp::Add:
+      if (s1 == T(1)) {
+        map2<T>(d, a, b, n, [](T x, T y) { return x + y; });
+      } else {
+        map2<T>(d, a, b, n, [s1](T x, T y) { return x + s1 * y; });
+      }
+      break;
+    case FusedOp::Sub:
+      if (s1 == T(1)) {
+        map2<T>(d, a, b, n, [](T x, T y) { return x - y; });
+      } else {
+        map2<T>(d, a, b, n, [s1](T x, T y) { return x + (-s1) * y; });
+      }
+      break;
     case FusedOp::Mul: map2<T>(d, a, b, n, [](T x, T y) { return x * y; }); break;
     case FusedOp::Div: map2<T>(d, a, b, n, [](T x, T y) { return x / y; }); break;
     case FusedOp::Maximum:
