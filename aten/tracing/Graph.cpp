@@ -214,6 +214,7 @@ void Graph::verify() const {
 void Graph::compact() {
   std::vector<int> remap(values.size(), -1);
   std::vector<Value> kept;
+  kept.reserve(values.size());
   auto define = [&](int v, int producer) {
     remap[v] = static_cast<int>(kept.size());
     Value value = std::move(values[v]);  // each value is defined once; values is replaced below

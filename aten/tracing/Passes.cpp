@@ -668,17 +668,27 @@ struct Group {
 int fuse_elementwise(Graph& g) {
   const Analysis a = analyze(g);
   // Which nodes read each value, and whether the graph returns it.
-  std::vector<std::vector<size_t>> readers(g.values.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    g.nodes[i].for_each_input([&](int v) { if (v >= 0) readers[v].push_back(i); });
+  // (Flat: value v's readers are reader[first_reader[v] .. first_reader[v + 1]).)
+  std::vector<size_t> first_reader(g.values.size() + 1, 0), reader;
+  for (const Node& node : g.nodes) node.for_each_input([&](int v) { if (v >= 0) ++first_reader[v + 1]; });
+  for (size_t v = 0; v < g.values.size(); ++v) first_reader[v + 1] += first_reader[v];
+  reader.resize(first_reader.back());
+  {
+    std::vector<size_t> fill(first_reader.begin(), first_reader.end() - 1);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      g.nodes[i].for_each_input([&](int v) { if (v >= 0) reader[fill[v]++] = i; });
+    }
   }
   std::vector<char> returned(g.values.size(), 0);
   for (int v : g.outputs) returned[v] = 1;
 
   std::vector<Node> out_nodes;
+  out_nodes.reserve(g.nodes.size());
   int fused_away = 0;
   Group group;
   std::vector<char> in_group(g.nodes.size(), 0);
+  // Graph value -> register of the group being closed (-1 elsewhere; reset after each group).
+  std::vector<int> reg(g.values.size(), -1);
 
   auto close = [&] {
     if (group.members.empty()) return;
@@ -694,8 +704,12 @@ int fuse_elementwise(Graph& g) {
       p->perm = *dense_order(layout);
       p->num_inputs = static_cast<int>(group.input_values.size());
       // Registers: inputs first, then one per member's result, in order.
-      std::unordered_map<int, int> reg;  // graph value -> register
       for (size_t k = 0; k < group.input_values.size(); ++k) reg[group.input_values[k]] = static_cast<int>(k);
+      std::vector<int> assigned(group.input_values.begin(), group.input_values.end());
+      const auto reg_at = [&](int v) {
+        EMBER_INTERNAL_ASSERT(v >= 0 && reg[v] >= 0, "fusion: a member reads a value outside its group");
+        return reg[v];
+      };
       int next = p->num_inputs;
       Node fused;
       fused.op = "ember::fused_elementwise";
@@ -707,34 +721,38 @@ int fuse_elementwise(Graph& g) {
         const std::vector<int>& reads = group.instrs[m].second;
         in.dst = static_cast<int16_t>(next);
         if (in.op == FusedOp::Where) {
-          in.c = static_cast<int16_t>(reg.at(reads[0]));
-          in.a = static_cast<int16_t>(reg.at(reads[1]));
-          in.b = static_cast<int16_t>(reg.at(reads[2]));
+          in.c = static_cast<int16_t>(reg_at(reads[0]));
+          in.a = static_cast<int16_t>(reg_at(reads[1]));
+          in.b = static_cast<int16_t>(reg_at(reads[2]));
         } else {
-          in.a = static_cast<int16_t>(reg.at(reads[0]));
-          if (reads.size() > 1) in.b = static_cast<int16_t>(reg.at(reads[1]));
+          in.a = static_cast<int16_t>(reg_at(reads[0]));
+          if (reads.size() > 1) in.b = static_cast<int16_t>(reg_at(reads[1]));
         }
         p->code.push_back(in);
         // The unfused form, over registers, for runs autograd records.
-        Node u = g.nodes[idx];
-        for (Slot& s : u.inputs) if (s.kind == Slot::Kind::Value) s.value = reg.at(s.value);
+        // (The member's node moves: the fused node replaces it in the graph.)
+        Node u = std::move(g.nodes[idx]);
+        for (Slot& s : u.inputs) if (s.kind == Slot::Kind::Value) s.value = reg_at(s.value);
         const int result = u.outputs[0].value;
         u.outputs[0].value = next;
         p->unfused.push_back(std::move(u));
         reg[result] = next++;
+        assigned.push_back(result);
         // Results read outside the group (or returned) become the fused node's outputs.
         bool escapes = returned[result];
-        for (size_t r : readers[result]) escapes = escapes || !in_group[r];
+        for (size_t k = first_reader[result]; k < first_reader[result + 1]; ++k) {
+          escapes = escapes || !in_group[reader[k]];
+        }
         if (escapes) {
           p->outputs.push_back(reg[result]);
           fused.outputs.push_back(Slot::of_value(result));
         }
       }
       if (group.reduce_node) {
-        Node u = g.nodes[*group.reduce_node];
+        Node u = std::move(g.nodes[*group.reduce_node]);
         p->reduction = group.reduction;
-        p->reduction.reg = reg.at(group.reduction.reg);
-        for (Slot& s : u.inputs) if (s.kind == Slot::Kind::Value) s.value = reg.at(s.value);
+        p->reduction.reg = reg_at(group.reduction.reg);
+        for (Slot& s : u.inputs) if (s.kind == Slot::Kind::Value) s.value = reg_at(s.value);
         const int result = u.outputs[0].value;
         u.outputs[0].value = next;
         p->unfused.push_back(std::move(u));
@@ -744,6 +762,7 @@ int fuse_elementwise(Graph& g) {
       }
       p->num_registers = next;
       EMBER_INTERNAL_ASSERT(next < 32767, "fusion: too many registers");
+      for (int v : assigned) reg[v] = -1;
       fold_scaled_operands(*p);
       fused.fused = std::move(p);
       out_nodes.push_back(std::move(fused));
