@@ -59,6 +59,13 @@ constexpr bool is_backend_key(DispatchKey k) {
   auto v = static_cast<uint8_t>(k);
   return (v >= 1 && v <= 9) || (v >= 10 && v <= 19);
 }
+/// Note [Layout keys]: the dense backends (CPU, CUDA, Meta, PrivateUse1) are the keys that
+/// CompositeExplicitAutograd and CompositeImplicitAutograd kernels fill in for; the layout
+/// backends (MkldnnCPU, Sparse*, SparseCsr*) take only kernels registered for them.
+constexpr bool is_dense_backend_key(DispatchKey k) {
+  auto v = static_cast<uint8_t>(k);
+  return v >= 1 && v <= 9;
+}
 constexpr bool is_autograd_key(DispatchKey k) {
   auto v = static_cast<uint8_t>(k);
   return v >= 25 && v <= 34;

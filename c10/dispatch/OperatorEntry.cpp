@@ -146,6 +146,14 @@ void OperatorEntry::report_missing_kernel(DispatchKey key) const {
                 "a backend from (keys with kernels: ", have, "). Pass defined tensors, or a "
                 "device= for factories.");
   }
+  if (is_backend_key(key) && !is_dense_backend_key(key)) {
+    const char* layout = key == DispatchKey::MkldnnCPU ? "_mkldnn"
+                         : (key == DispatchKey::SparseCPU || key == DispatchKey::SparseCUDA) ? "sparse_coo"
+                                                                                               : "sparse_csr";
+    EMBER_THROW(NotImplementedError, op, "(): not supported for ", layout, " tensors (dispatch key ",
+                dispatch_key_name(key), "); kernels are registered for: ", have,
+                ". Convert the tensor with .to_dense() first");
+  }
   EMBER_THROW(NotImplementedError, op, "(): no kernel for dispatch key ", dispatch_key_name(key),
               "; kernels are registered for: ", have,
               ". Move the tensors to a device that has a kernel (e.g. .to(\"cpu\")), or register "
@@ -212,7 +220,11 @@ const KernelFunction* OperatorEntry::compute_entry(
   };
   // Note [Dispatch table precedence]: as PyTorch fills it (shared/DESIGN.md, "Dispatch").
   if (auto* direct = registered(k)) return direct;
-  if (is_backend_key(k)) {
+  // Composites fill dense backends only: a layout key (sparse, oneDNN) runs what is
+  // registered for it and nothing else, so an op without a kernel for the layout is one
+  // clear error (report_missing_kernel) and never a dense kernel reading a tensor that has
+  // no strided storage (Note [Layout keys] in DispatchKey.h).
+  if (is_dense_backend_key(k)) {
     if (auto* cea = registered(DispatchKey::CompositeExplicitAutograd)) return cea;
     if (auto* cia = registered(DispatchKey::CompositeImplicitAutograd)) return cia;
   }

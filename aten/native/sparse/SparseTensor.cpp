@@ -1,0 +1,165 @@
+// Sparse COO tensors (SparseTensor.h): construction with its checks, coalesce, and the
+// conversions to and from strided tensors.
+//
+// Note [Sparse through dense ops]: these kernels are written over the coordinates' row-major
+// linear index, lin = sum_d indices[d] * stride_d (the strides of the sparse sizes), with
+// dense ops: to_dense is an index_add_ of the values into a [prod(sparse sizes), dense...]
+// view of zeros (duplicates add up), coalesce a unique of lin with an index_add_ of the
+// values by inverse, to_sparse a nonzero. So every dtype the dense ops take works, and no
+// loop over memory is written here.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aten/native/sparse/SparseTensor.h"
+#include "c10/util/Exception.h"
+#include "ember/generated/ops/_unique2.h"
+#include "ember/generated/ops/amax.h"
+#include "ember/generated/ops/amin.h"
+#include "ember/generated/ops/any.h"
+#include "ember/generated/ops/copy_.h"
+#include "ember/generated/ops/div.h"
+#include "ember/generated/ops/empty.h"
+#include "ember/generated/ops/fill_.h"
+#include "ember/generated/ops/index_add.h"
+#include "ember/generated/ops/index_select.h"
+#include "ember/generated/ops/mul.h"
+#include "ember/generated/ops/ne.h"
+#include "ember/generated/ops/nonzero.h"
+#include "ember/generated/ops/remainder.h"
+#include "ember/generated/ops/reshape.h"
+#include "ember/generated/ops/select.h"
+#include "ember/generated/ops/sum.h"
+#include "ember/generated/ops/t.h"
+#include "ember/generated/ops/zeros.h"
+
+namespace ember::native {
+namespace {
+
+// The row-major strides of the first `sparse_dim` sizes, as an int64 [sparse_dim, 1] column.
+Tensor coo_strides(IntArrayRef size, int64_t sparse_dim) {
+  std::vector<int64_t> st(static_cast<size_t>(sparse_dim), 1);
+  for (int64_t d = sparse_dim - 1; d > 0; --d) st[static_cast<size_t>(d - 1)] = st[static_cast<size_t>(d)] * size[static_cast<size_t>(d)];
+  Tensor s = ember::empty({sparse_dim, 1}, TensorOptions().dtype(ScalarType::Long));
+  for (int64_t d = 0; d < sparse_dim; ++d) ember::fill_(ember::select(ember::select(s, 0, d), 0, 0), Scalar(st[static_cast<size_t>(d)]));
+  return s;
+}
+
+// lin[k] = sum_d indices[d][k] * stride_d (int64 [nnz]).
+Tensor coo_linear_index(const Tensor& indices, IntArrayRef size, int64_t sparse_dim) {
+  if (sparse_dim == 0) return ember::zeros({indices.sizes()[1]}, TensorOptions().dtype(ScalarType::Long));
+  return ember::sum(ember::mul(indices, coo_strides(size, sparse_dim)), IntArrayRef{0}, false, std::nullopt);
+}
+
+int64_t sparse_product(IntArrayRef s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= s[i];
+  return p;
+}
+
+
+}  // namespace
+
+Tensor make_sparse_coo(const Tensor& indices, const Tensor& values, IntArrayRef size,
+                       bool coalesced, const char* op) {
+  EMBER_CHECK_VALUE(indices.defined() && values.defined(), op, "(): expected defined indices and values");
+  EMBER_CHECK_TYPE(indices.dtype() == ScalarType::Long, op,
+                   "(): expected 'indices' of dtype int64, but got ", indices.dtype());
+  EMBER_CHECK_VALUE(indices.layout() == Layout::Strided && values.layout() == Layout::Strided, op,
+                    "(): expected strided 'indices' and 'values'");
+  EMBER_CHECK_VALUE(indices.dim() == 2, op, "(): expected 'indices' of 2 dims [sparse_dim, nnz], but got ",
+                    indices.dim(), " dims ", indices.sizes());
+  EMBER_CHECK_VALUE(values.dim() >= 1, op, "(): expected 'values' of at least 1 dim [nnz, dense sizes...], but got a 0-d tensor");
+  const int64_t sparse_dim = indices.sizes()[0];
+  const int64_t nnz = indices.sizes()[1];
+  EMBER_CHECK_VALUE(values.sizes()[0] == nnz, op, "(): expected 'values' with ", nnz,
+                    " rows (one per column of 'indices'), but got ", values.sizes()[0]);
+  const int64_t dense_dim = values.dim() - 1;
+  EMBER_CHECK_VALUE(static_cast<int64_t>(size.size()) == sparse_dim + dense_dim, op, "(): expected 'size' of ",
+                    sparse_dim + dense_dim, " dims (sparse_dim ", sparse_dim, " + dense_dim ", dense_dim,
+                    "), but got ", size);
+  for (size_t d = 0; d < size.size(); ++d) {
+    EMBER_CHECK_VALUE(size[d] >= 0, op, "(): expected non-negative sizes, but got ", size);
+  }
+  for (int64_t d = 0; d < dense_dim; ++d) {
+    EMBER_CHECK_VALUE(size[static_cast<size_t>(sparse_dim + d)] == values.sizes()[static_cast<size_t>(d + 1)], op,
+                      "(): expected the dense sizes ", IntArrayRef(size.data() + sparse_dim, static_cast<size_t>(dense_dim)),
+                      " to match 'values' sizes after the first, but got 'values' of ", values.sizes());
+  }
+  // Note [Sparse invariants]: every coordinate is checked against the sizes, always.
+  if (nnz > 0 && sparse_dim > 0) {
+    const Tensor lo = ember::amin(indices, IntArrayRef{1}, false);
+    const Tensor hi = ember::amax(indices, IntArrayRef{1}, false);
+    for (int64_t d = 0; d < sparse_dim; ++d) {
+      const int64_t l = ember::select(lo, 0, d).item<int64_t>();
+      const int64_t h = ember::select(hi, 0, d).item<int64_t>();
+      EMBER_CHECK_INDEX(l >= 0, op, "(): expected non-negative indices, but found ", l, " in row ", d, " of 'indices'");
+      EMBER_CHECK_INDEX(h < size[static_cast<size_t>(d)], op, "(): index ", h, " in row ", d,
+                        " of 'indices' is out of bounds for size ", size[static_cast<size_t>(d)], " of dim ", d);
+    }
+  }
+  auto impl = make_intrusive<SparseTensorImpl>(Device(DeviceType::CPU), values.dtype());
+  impl->set_members(size, sparse_dim, indices, values, coalesced || nnz <= 1);
+  return Tensor(std::move(impl));
+}
+
+Tensor coalesce_sparse_cpu(const Tensor& self) {
+  SparseTensorImpl& s = sparse_coo_impl(self, "coalesce");
+  if (s.coalesced()) return self;
+  const IntArrayRef size = self.sizes();
+  const int64_t sparse_dim = s.sparse_dim();
+  const Tensor lin = coo_linear_index(s.indices(), size, sparse_dim);
+  auto [uniq, inverse, counts] = ember::_unique2(lin, true, true, false);
+  (void)counts;
+  std::vector<int64_t> vshape(s.values().sizes().begin(), s.values().sizes().end());
+  vshape[0] = uniq.sizes()[0];
+  Tensor values = ember::index_add(ember::zeros(vshape, TensorOptions().dtype(self.dtype())), 0, inverse, s.values());
+  // The coordinates of each unique linear index, row by row (div and mod by the sizes).
+  Tensor indices = ember::empty({sparse_dim, uniq.sizes()[0]}, TensorOptions().dtype(ScalarType::Long));
+  Tensor rest = uniq;
+  for (int64_t d = sparse_dim - 1; d >= 0; --d) {
+    const int64_t n = size[static_cast<size_t>(d)];
+    ember::ops::copy_::call(ember::select(indices, 0, d), d == 0 ? rest : ember::remainder(rest, Scalar(n)), false);
+    if (d > 0) rest = ember::div(rest, Scalar(n), std::string_view("floor"));
+  }
+  return make_sparse_coo(indices, values, size, true, "coalesce");
+}
+
+Tensor _to_dense_sparse_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
+  SparseTensorImpl& s = sparse_coo_impl(self, "to_dense");
+  const IntArrayRef size = self.sizes();
+  const auto sd = static_cast<size_t>(s.sparse_dim());
+  std::vector<int64_t> flat{sparse_product(size, 0, sd)};
+  for (size_t d = sd; d < size.size(); ++d) flat.push_back(size[d]);
+  const ScalarType out_dtype = dtype.value_or(self.dtype());
+  Tensor values = s.values().dtype() == out_dtype ? s.values() : s.values().to(TensorOptions().dtype(out_dtype));
+  Tensor out = ember::zeros(flat, TensorOptions().dtype(out_dtype));
+  if (s.nnz() > 0) out = ember::index_add(out, 0, coo_linear_index(s.indices(), size, s.sparse_dim()), values);
+  return ember::reshape(out, size);
+}
+
+Tensor _to_sparse_cpu(const Tensor& self, std::optional<int64_t> sparse_dim) {
+  const int64_t dim = self.dim();
+  const int64_t sd = sparse_dim.value_or(dim);
+  EMBER_CHECK_VALUE(sd >= 0 && sd <= dim, "to_sparse(): expected sparse_dim in [0, ", dim, "], but got ", sd);
+  EMBER_CHECK_VALUE(self.layout() == Layout::Strided, "to_sparse(): expected a strided tensor");
+  const IntArrayRef size = self.sizes();
+  std::vector<int64_t> flat{sparse_product(size, 0, static_cast<size_t>(sd))};
+  for (size_t d = static_cast<size_t>(sd); d < size.size(); ++d) flat.push_back(size[d]);
+  const Tensor rows = ember::reshape(self, flat);
+  // A row is kept when any of its dense elements is non-zero (all of them, for dense_dim 0).
+  Tensor keep = ember::ne(rows, Scalar(0));
+  if (dim > sd) keep = ember::any(ember::reshape(keep, {flat[0], -1}), 1, false);
+  const Tensor where = ember::select(ember::t(ember::nonzero(keep)), 0, 0);  // sorted linear indices
+  Tensor indices = ember::empty({sd, where.sizes()[0]}, TensorOptions().dtype(ScalarType::Long));
+  Tensor rest = where;
+  for (int64_t d = sd - 1; d >= 0; --d) {
+    const int64_t n = size[static_cast<size_t>(d)];
+    ember::ops::copy_::call(ember::select(indices, 0, d), d == 0 ? rest : ember::remainder(rest, Scalar(n)), false);
+    if (d > 0) rest = ember::div(rest, Scalar(n), std::string_view("floor"));
+  }
+  return make_sparse_coo(indices, ember::index_select(rows, 0, where), size, true, "to_sparse");
+}
+
+}  // namespace ember::native

@@ -1,0 +1,27 @@
+#pragma once
+/// Sparse COO tensors from C++ (c10/core/SparseTensorImpl.h; Note [Sparse through dense ops]
+/// in SparseTensor.cpp). The YAML entries and Python API over these come next (issue 24).
+
+#include <optional>
+
+#include "c10/core/SparseTensorImpl.h"
+
+namespace ember::native {
+
+/// A sparse COO tensor of `size` over int64 `indices` [sparse_dim, nnz] and `values`
+/// [nnz, dense sizes...] (shared, not copied), after checking shapes, dtypes and that every
+/// coordinate lies in [0, size[d]) (Note [Sparse invariants]); errors name `op`.
+/// `coalesced` claims sorted, unique coordinates (the caller's word; one or no nonzero is).
+EMBER_API Tensor make_sparse_coo(const Tensor& indices, const Tensor& values, IntArrayRef size,
+                                 bool coalesced, const char* op = "sparse_coo_tensor");
+/// self with its coordinates sorted (row-major) and unique, duplicates summed; self if it
+/// is coalesced already.
+EMBER_API Tensor coalesce_sparse_cpu(const Tensor& self);
+/// The strided tensor self stands for (duplicates add up), in dtype when given.
+EMBER_API Tensor _to_dense_sparse_cpu(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+/// A strided tensor as sparse COO over its first sparse_dim dims (all by default): the
+/// coordinates of the non-zero elements (of the rows with any non-zero, when hybrid),
+/// coalesced.
+EMBER_API Tensor _to_sparse_cpu(const Tensor& self, std::optional<int64_t> sparse_dim = std::nullopt);
+
+}  // namespace ember::native
