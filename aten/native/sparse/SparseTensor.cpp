@@ -52,6 +52,19 @@ Tensor coo_linear_index(const Tensor& indices, IntArrayRef size, int64_t sparse_
   return ember::sum(ember::mul(indices, coo_strides(size, sparse_dim)), IntArrayRef{0}, false, std::nullopt);
 }
 
+// The coordinates [sparse_dim, n] of row-major linear indices `lin` (coo_linear_index's
+// inverse): div and mod by the sizes, last dim first.
+Tensor coo_unravel(const Tensor& lin, IntArrayRef size, int64_t sparse_dim) {
+  Tensor indices = ember::empty({sparse_dim, lin.sizes()[0]}, TensorOptions().dtype(ScalarType::Long));
+  Tensor rest = lin;
+  for (int64_t d = sparse_dim - 1; d >= 0; --d) {
+    const int64_t n = size[static_cast<size_t>(d)];
+    ember::ops::copy_::call(ember::select(indices, 0, d), d == 0 ? rest : ember::remainder(rest, Scalar(n)), false);
+    if (d > 0) rest = ember::div(rest, Scalar(n), std::string_view("floor"));
+  }
+  return indices;
+}
+
 int64_t sparse_product(IntArrayRef s, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i) p *= s[i];
@@ -115,15 +128,7 @@ Tensor coalesce_sparse_cpu(const Tensor& self) {
   std::vector<int64_t> vshape(s.values().sizes().begin(), s.values().sizes().end());
   vshape[0] = uniq.sizes()[0];
   Tensor values = ember::index_add(ember::zeros(vshape, TensorOptions().dtype(self.dtype())), 0, inverse, s.values());
-  // The coordinates of each unique linear index, row by row (div and mod by the sizes).
-  Tensor indices = ember::empty({sparse_dim, uniq.sizes()[0]}, TensorOptions().dtype(ScalarType::Long));
-  Tensor rest = uniq;
-  for (int64_t d = sparse_dim - 1; d >= 0; --d) {
-    const int64_t n = size[static_cast<size_t>(d)];
-    ember::ops::copy_::call(ember::select(indices, 0, d), d == 0 ? rest : ember::remainder(rest, Scalar(n)), false);
-    if (d > 0) rest = ember::div(rest, Scalar(n), std::string_view("floor"));
-  }
-  return make_sparse_coo(indices, values, size, true, "coalesce");
+  return make_sparse_coo(coo_unravel(uniq, size, sparse_dim), values, size, true, "coalesce");
 }
 
 Tensor _to_dense_sparse_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
@@ -152,14 +157,8 @@ Tensor _to_sparse_cpu(const Tensor& self, std::optional<int64_t> sparse_dim) {
   Tensor keep = ember::ne(rows, Scalar(0));
   if (dim > sd) keep = ember::any(ember::reshape(keep, {flat[0], -1}), 1, false);
   const Tensor where = ember::select(ember::t(ember::nonzero(keep)), 0, 0);  // sorted linear indices
-  Tensor indices = ember::empty({sd, where.sizes()[0]}, TensorOptions().dtype(ScalarType::Long));
-  Tensor rest = where;
-  for (int64_t d = sd - 1; d >= 0; --d) {
-    const int64_t n = size[static_cast<size_t>(d)];
-    ember::ops::copy_::call(ember::select(indices, 0, d), d == 0 ? rest : ember::remainder(rest, Scalar(n)), false);
-    if (d > 0) rest = ember::div(rest, Scalar(n), std::string_view("floor"));
-  }
-  return make_sparse_coo(indices, ember::index_select(rows, 0, where), size, true, "to_sparse");
+  return make_sparse_coo(coo_unravel(where, size, sd), ember::index_select(rows, 0, where), size, true,
+                         "to_sparse");
 }
 
 }  // namespace ember::native
