@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "c10/core/SparseTensorImpl.h"
 #include "c10/util/Exception.h"
 #include "c10/util/Half.h"
 
@@ -347,9 +348,48 @@ void set_print_options(const PrintOptions& options) {
 
 std::string to_string(const Tensor& t) { return to_string(t, print_options()); }
 
+namespace {
+
+// "tensor(" + body + ")" of a member, its continuation lines indented by `extra` more, and
+// its dtype suffix (", dtype=...") moved out to `dtype` (PyTorch prints it once, outside).
+std::string member_body(const Tensor& m, const PrintOptions& options, size_t extra, std::string* dtype) {
+  std::string s = to_string(m, options);
+  const size_t at = s.rfind(", dtype=");
+  if (at != std::string::npos && dtype != nullptr) {
+    *dtype = s.substr(at + 2, s.size() - 1 - (at + 2));
+    s = s.substr(0, at) + ")";
+  }
+  std::string out;
+  for (char c : s) {
+    out += c;
+    if (c == '\n') out += std::string(extra, ' ');
+  }
+  return out;
+}
+
+// PyTorch's form: tensor(indices=tensor(...),
+//                        values=tensor(...),
+//                        size=(2, 3), nnz=3, layout=torch.sparse_coo)
+std::string sparse_coo_string(const Tensor& t, const PrintOptions& options) {
+  const SparseTensorImpl& s = sparse_coo_impl(t, "to_string");
+  const std::string indices_prefix = "indices=", values_prefix = "values=";
+  std::string dtype;
+  std::string out = "tensor(" + indices_prefix + member_body(s.indices(), options, 7 + indices_prefix.size(), nullptr) +
+                    ",\n       " + values_prefix + member_body(s.values(), options, 7 + values_prefix.size(), &dtype);
+  std::string size = "(";
+  for (size_t d = 0; d < t.sizes().size(); ++d) size += (d ? ", " : "") + std::to_string(t.sizes()[d]);
+  size += t.sizes().size() == 1 ? ",)" : ")";
+  out += ",\n       size=" + size + ", nnz=" + std::to_string(s.nnz());
+  if (!dtype.empty()) out += ", " + dtype;
+  return out + ", layout=" + options.dtype_prefix + "sparse_coo)";
+}
+
+}  // namespace
+
 std::string to_string(const Tensor& t, const PrintOptions& options) {
   if (!t.defined()) return "Tensor(undefined)";
   check_options("to_string", options);
+  if (t.layout() == Layout::Sparse) return sparse_coo_string(t, options);
   EMBER_CHECK_NOT_IMPLEMENTED(t.layout() == Layout::Strided,
                               "to_string(): printing ", t.layout(), " tensors is not supported yet");
   const std::string prefix = "tensor(";

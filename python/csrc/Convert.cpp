@@ -18,6 +18,13 @@
 
 namespace ember::python {
 
+// Conversions that read a tensor's memory directly (numpy, DLPack, tolist) take strided
+// tensors only: a sparse tensor has no strided storage (c10/core/SparseTensorImpl.h).
+static void check_strided(const Tensor& t, const char* what) {
+  EMBER_CHECK_TYPE(t.layout() == Layout::Strided, what, "(): expected a strided tensor, but got a ",
+                   t.layout(), " tensor; convert it with .to_dense() first");
+}
+
 void init_numpy() {
   if (_import_array() < 0) throw PythonError();
 }
@@ -97,6 +104,7 @@ bool is_numpy_array(PyObject* o) { return PyArray_Check(o); }
 
 PyObject* tensor_to_numpy(PyObject* self) {
   const Tensor& t = unpack(self);
+  check_strided(t, "numpy");
   EMBER_CHECK_TYPE(t.device().is_cpu(), "numpy(): can't convert a ", t.device(), " tensor to "
                    "numpy; copy it to the CPU first");
   const int type = numpy_type_of(t.dtype());
@@ -215,6 +223,7 @@ std::optional<ScalarType> scalar_type_of_dl(DLDataType d) {
 
 template <class Managed>
 Managed* make_managed(const Tensor& t) {
+  check_strided(t, "__dlpack__");
   EMBER_CHECK_TYPE(t.device().is_cpu(), "__dlpack__(): only CPU tensors can be exported yet");
   auto* ctx = new DLPackContext<Managed>();
   ctx->tensor = t;
@@ -554,6 +563,7 @@ PyObject* to_list_rec(const T* data, IntArrayRef sizes, IntArrayRef strides, siz
 }  // namespace
 
 PyObject* tensor_to_list(const Tensor& t) {
+  check_strided(t, "tolist");
   EMBER_CHECK_TYPE(t.device().is_cpu(), "tolist(): expected a CPU tensor, but got a ", t.device(),
                    " tensor");
   return dispatch_all_types(t.dtype(), "tolist", [&](auto tag) -> PyObject* {

@@ -408,23 +408,6 @@ def prelu(input, weight):
     return ember.nn.functional.prelu(input, weight)
 
 
-# ---- layouts: what a strided tensor answers (Sparse and quantized layouts add their own) -------
-
-def _to_dense(self, dtype=None, *, masked_grad=None):
-    """self as a strided tensor: self itself (in dtype when given; masked_grad is for sparse)."""
-    return self if dtype is None else self.to(dtype)
-
-
-def _dense_dim(self):
-    """The number of dense dimensions: all of a strided tensor's."""
-    return self.dim()
-
-
-def _sparse_dim(self):
-    """The number of sparse dimensions: none for a strided tensor."""
-    return 0
-
-
 def dequantize(input):
     """The float32 values of a tensor (a tensor that is not quantized converts, as torch's
     dequantize does). torch's list form takes quantized tensors only, which Ember lacks."""
@@ -458,7 +441,6 @@ def install():
         "heaviside_": _inplace("heaviside_", _tensor_aliases.heaviside),
         "ldexp_": _inplace("ldexp_", _tensor_aliases.ldexp), "float_power_": float_power_,
         "index_reduce_": index_reduce_, "nextafter_": nextafter_,
-        "to_dense": _to_dense, "dense_dim": _dense_dim, "sparse_dim": _sparse_dim,
     })
     for name, fn in methods.items():
         if not hasattr(Tensor, name):

@@ -4,6 +4,47 @@ from __future__ import annotations
 
 from op_rows import *  # noqa: F401,F403
 
+def _as_coo(lib, t):
+    """A dense op-table input as sparse COO over all its dims (0-d: none), in lib."""
+    return t._to_sparse(t.dim()) if isinstance(t, lib.Tensor) else t
+
+
+def _on_coo(lib, name, dense_result=False):
+    """lib's Tensor.<name> called on the input made sparse; a sparse result compared dense."""
+    def call(self, *args, **kwargs):
+        r = getattr(lib.Tensor, name)(_as_coo(lib, self), *args, **kwargs)
+        return r._to_dense() if dense_result else r
+    return call
+
+
+def _sparse_rows() -> list:
+    """The sparse ops (native_functions.yaml, "sparse"): each input is made sparse by the
+    row's function in both libraries (test_sparse.py checks patterns with duplicates,
+    hybrid tensors and the errors against torch.sparse in detail)."""
+    dts = ("float32", "float64", "int64", "bool", "complex64")
+    rows = []
+    for key, dense in [("_to_dense", False), ("coalesce", True), ("_indices", False), ("_values", False),
+                       ("_nnz", False), ("is_coalesced", False)]:
+        kw = {"pools": {"dtype": [None], "masked_grad": [None]}, "bad": [{"dtype": Dt("float64")}]} \
+            if key == "_to_dense" else {}
+        rows.append(Row(key, dtypes=dts, torch_function=_on_coo(torch, key, dense),
+                        ember_function=_on_coo(ember, key, dense), **kw))
+    rows.append(Row("_to_sparse.sparse_dim", dtypes=dts, pools={"sparse_dim": [1, 2]},
+                    bad=[{"sparse_dim": 3}, {"sparse_dim": -1}], generic_bad=False,
+                    torch_function=lambda self, d: torch.Tensor._to_sparse(self, d)._to_dense(),
+                    ember_function=lambda self, d: ember.Tensor._to_sparse(self, d)._to_dense()))
+    rows.append(Row("_sparse_coo_tensor_unsafe", dtypes=("float32", "float64", "int64"),
+                    arg_dtypes={"indices": ("int64",)}, shapes={"indices": (2, 4), "values": (4,)},
+                    values={"indices": "index3"}, layouts=("contiguous", "transposed", "sliced"),
+                    pools={"size": [(3, 4), (5, 3)], "is_coalesced": [None]}, generic_bad=False,
+                    bad=[{"size": (2, 2)}, {"indices": TensorSpec("float32", shape=(2, 4))}],
+                    torch_function=lambda i, v, size, is_coalesced=None: torch.sparse_coo_tensor(
+                        i, v, size, is_coalesced=is_coalesced, check_invariants=True)._to_dense(),
+                    ember_function=lambda i, v, size, is_coalesced=None: ember._sparse_coo_tensor_unsafe(
+                        i, v, size, is_coalesced=is_coalesced)._to_dense()))
+    return rows
+
+
 ROWS_TENSOR: list[Row] = [
     # ---- factories ----
     Row("empty.memory_format", not_comparable=UNINITIALISED,
@@ -781,4 +822,4 @@ ROWS_TENSOR: list[Row] = [
           bad=BAD_DIM + [{"self": TensorSpec("int64")}], out_layouts=NO_BROADCAST_OUT)
       for key in ("logcumsumexp", "logcumsumexp.out")],
     # ---- (section end) ----
-]
+] + _sparse_rows()

@@ -13,6 +13,14 @@
 #include <vector>
 
 #include "aten/native/sparse/SparseTensor.h"
+#include "ember/generated/ops/_indices_native.h"
+#include "ember/generated/ops/_nnz_native.h"
+#include "ember/generated/ops/_sparse_coo_tensor_unsafe_native.h"
+#include "ember/generated/ops/_to_dense_native.h"
+#include "ember/generated/ops/_to_sparse_native.h"
+#include "ember/generated/ops/_values_native.h"
+#include "ember/generated/ops/coalesce_native.h"
+#include "ember/generated/ops/is_coalesced_native.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/_unique2.h"
 #include "ember/generated/ops/amax.h"
@@ -56,6 +64,7 @@ Tensor coo_linear_index(const Tensor& indices, IntArrayRef size, int64_t sparse_
 // inverse): div and mod by the sizes, last dim first.
 Tensor coo_unravel(const Tensor& lin, IntArrayRef size, int64_t sparse_dim) {
   Tensor indices = ember::empty({sparse_dim, lin.sizes()[0]}, TensorOptions().dtype(ScalarType::Long));
+  if (lin.sizes()[0] == 0) return indices;  // (a size may be 0: nothing to divide)
   Tensor rest = lin;
   for (int64_t d = sparse_dim - 1; d >= 0; --d) {
     const int64_t n = size[static_cast<size_t>(d)];
@@ -107,8 +116,8 @@ Tensor make_sparse_coo(const Tensor& indices, const Tensor& values, IntArrayRef 
     for (int64_t d = 0; d < sparse_dim; ++d) {
       const int64_t l = ember::select(lo, 0, d).item<int64_t>();
       const int64_t h = ember::select(hi, 0, d).item<int64_t>();
-      EMBER_CHECK_INDEX(l >= 0, op, "(): expected non-negative indices, but found ", l, " in row ", d, " of 'indices'");
-      EMBER_CHECK_INDEX(h < size[static_cast<size_t>(d)], op, "(): index ", h, " in row ", d,
+      EMBER_CHECK_VALUE(l >= 0, op, "(): expected non-negative indices, but found ", l, " in row ", d, " of 'indices'");
+      EMBER_CHECK_VALUE(h < size[static_cast<size_t>(d)], op, "(): index ", h, " in row ", d,
                         " of 'indices' is out of bounds for size ", size[static_cast<size_t>(d)], " of dim ", d);
     }
   }
@@ -147,7 +156,9 @@ Tensor _to_dense_sparse_cpu(const Tensor& self, std::optional<ScalarType> dtype)
 Tensor _to_sparse_cpu(const Tensor& self, std::optional<int64_t> sparse_dim) {
   const int64_t dim = self.dim();
   const int64_t sd = sparse_dim.value_or(dim);
-  EMBER_CHECK_VALUE(sd >= 0 && sd <= dim, "to_sparse(): expected sparse_dim in [0, ", dim, "], but got ", sd);
+  // As PyTorch: at least one sparse dim, unless self is 0-d.
+  EMBER_CHECK_VALUE(sd >= (dim > 0 ? 1 : 0) && sd <= dim, "to_sparse(): expected sparse_dim in [",
+                    dim > 0 ? 1 : 0, ", ", dim, "], but got ", sd);
   EMBER_CHECK_VALUE(self.layout() == Layout::Strided, "to_sparse(): expected a strided tensor");
   const IntArrayRef size = self.sizes();
   std::vector<int64_t> flat{sparse_product(size, 0, static_cast<size_t>(sd))};
@@ -160,5 +171,26 @@ Tensor _to_sparse_cpu(const Tensor& self, std::optional<int64_t> sparse_dim) {
   return make_sparse_coo(coo_unravel(where, size, sd), ember::index_select(rows, 0, where), size, true,
                          "to_sparse");
 }
+
+// The YAML's kernels (native_functions.yaml, "sparse").
+Tensor sparse_coo_tensor_unsafe_cpu(const Tensor& indices, const Tensor& values, IntArrayRef size,
+                                    std::optional<bool> is_coalesced) {
+  return make_sparse_coo(indices, values, size, is_coalesced.value_or(false), "sparse_coo_tensor");
+}
+
+Tensor to_dense_sparse_cpu(const Tensor& self, std::optional<ScalarType> dtype, std::optional<bool> masked_grad) {
+  (void)masked_grad;  // the gradient's pattern; gradients come with the autograd part
+  // As PyTorch's sparse_to_dense, which takes no dtype (convert the result instead).
+  EMBER_CHECK_VALUE(!dtype.has_value(), "to_dense(): the dtype argument is not supported for ",
+                    "sparse tensors (PyTorch's neither); convert the result with .to(dtype)");
+  return _to_dense_sparse_cpu(self);
+}
+
+Tensor to_sparse_cpu(const Tensor& self, int64_t sparse_dim) { return _to_sparse_cpu(self, sparse_dim); }
+
+Tensor indices_sparse_cpu(const Tensor& self) { return sparse_coo_impl(self, "_indices").indices(); }
+Tensor values_sparse_cpu(const Tensor& self) { return sparse_coo_impl(self, "_values").values(); }
+int64_t nnz_sparse_cpu(const Tensor& self) { return sparse_coo_impl(self, "_nnz").nnz(); }
+bool is_coalesced_sparse_cpu(const Tensor& self) { return sparse_coo_impl(self, "is_coalesced").coalesced(); }
 
 }  // namespace ember::native

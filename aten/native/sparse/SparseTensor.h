@@ -10,7 +10,7 @@ namespace ember::native {
 
 /// A sparse COO tensor of `size` over int64 `indices` [sparse_dim, nnz] and `values`
 /// [nnz, dense sizes...] (shared, not copied), after checking shapes, dtypes and that every
-/// coordinate lies in [0, size[d]) (Note [Sparse invariants]); errors name `op`.
+/// coordinate lies in [0, size[d]) (Note [Sparse invariants]; a ValueError otherwise, naming `op`).
 /// `coalesced` claims sorted, unique coordinates (the caller's word; one or no nonzero is).
 EMBER_API Tensor make_sparse_coo(const Tensor& indices, const Tensor& values, IntArrayRef size,
                                  bool coalesced, const char* op = "sparse_coo_tensor");

@@ -96,12 +96,13 @@ TEST(SparseCoo, ToSparseRoundTripsPlainAndHybrid) {
   EXPECT_EQ(sparse_coo_impl(_to_sparse_cpu(ember::zeros({3, 2})), "test").nnz(), 0);
   EXPECT_EQ(elements(_to_dense_sparse_cpu(_to_sparse_cpu(ember::zeros({0, 2})))).size(), 0u);
   EXPECT_THROW(_to_sparse_cpu(d, 4), ValueError);
+  EXPECT_THROW(_to_sparse_cpu(d, 0), ValueError);  // as PyTorch: one sparse dim at least
 }
 
 TEST(SparseCoo, BadMembersAreRefusedBeforeTheTensorExists) {
   const Tensor v = floats({1, 2}, {2});
-  EXPECT_THROW(make_sparse_coo(longs({0, 3, 0, 1}, {2, 2}), v, {3, 4}, false), IndexError);   // 3 >= size 3
-  EXPECT_THROW(make_sparse_coo(longs({0, -1, 0, 1}, {2, 2}), v, {3, 4}, false), IndexError);  // negative
+  EXPECT_THROW(make_sparse_coo(longs({0, 3, 0, 1}, {2, 2}), v, {3, 4}, false), ValueError);   // 3 >= size 3
+  EXPECT_THROW(make_sparse_coo(longs({0, -1, 0, 1}, {2, 2}), v, {3, 4}, false), ValueError);  // negative
   EXPECT_THROW(make_sparse_coo(longs({0, 1, 0, 1}, {2, 2}), v, {3, 4, 5}, false), ValueError);  // size's rank
   EXPECT_THROW(make_sparse_coo(longs({0, 1, 0, 1}, {2, 2}), floats({1, 2, 3}, {3}), {3, 4}, false), ValueError);
   EXPECT_THROW(make_sparse_coo(longs({0, 1, 0, 1}, {4}), v, {3, 4}, false), ValueError);  // 1-d indices
@@ -109,7 +110,7 @@ TEST(SparseCoo, BadMembersAreRefusedBeforeTheTensorExists) {
   try {
     make_sparse_coo(longs({0, 1, 0, 9}, {2, 2}), v, {3, 4}, false);
     FAIL() << "no error";
-  } catch (const IndexError& e) {
+  } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("index 9 in row 1 of 'indices' is out of bounds for size 4"), std::string::npos)
         << e.what();
   }
