@@ -36,3 +36,42 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section("op table coverage (build/op_table_coverage.md)")
     for line in lines:
         terminalreporter.write_line(line)
+
+
+# A watchdog per test (CI timed out once, 2026-12-07, with no word of where): a test still
+# running after EMBER_TEST_TIMEOUT seconds (300) fails with a TimeoutError raised in it,
+# after every thread's stack is written to stderr; one that cannot be interrupted (blocked
+# in C++) ends the run a minute later with the stacks, so the log names it either way.
+import faulthandler
+import signal
+
+import pytest
+
+_TIMEOUT = float(os.environ.get("EMBER_TEST_TIMEOUT", "300"))
+
+
+class _Timeout(BaseException):
+    """Raised in a test that overran; a BaseException, so `except Exception` in it cannot
+    swallow it (pytest reports it as the test's failure)."""
+
+
+def _on_alarm(signum, frame):
+    faulthandler.dump_traceback(all_threads=True)
+    raise _Timeout(f"the test ran longer than {_TIMEOUT:.0f} s (EMBER_TEST_TIMEOUT)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    usable = _TIMEOUT > 0 and hasattr(signal, "setitimer")
+    if usable:
+        old = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, _TIMEOUT)
+        faulthandler.dump_traceback_later(_TIMEOUT + 60, exit=True)
+    try:
+        yield
+    finally:
+        if usable:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            faulthandler.cancel_dump_traceback_later()
+            signal.signal(signal.SIGALRM, old)
+
