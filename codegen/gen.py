@@ -215,6 +215,40 @@ def ops_table(fs: list[NativeFunction], ns: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The layouts of sparse.md's columns and their dispatch keys.
+SPARSE_LAYOUTS = (("sparse_coo", "SparseCPU"), ("sparse_csr / sparse_csc", "SparseCsrCPU"))
+
+
+def sparse_table(fs: list[NativeFunction], ns: str) -> str:
+    """sparse.md: what each operator does on each sparse layout, read off the YAML (the
+    dispatcher acts on the same entries, so the table cannot drift from the behaviour)."""
+    def cell(f: NativeFunction, key: str) -> str:
+        if key in f.dispatch_keys:
+            return f"kernel `{dict(f.dispatch)[key]}`"
+        if key == "SparseCPU" and f.sparse == "values":
+            return "on values (sparse result)"
+        if key == "SparseCPU" and f.sparse == "dense":
+            return "on the dense form (strided result)"
+        if "CompositeImplicitAutograd" in f.dispatch_keys:
+            return "composite (the ops it calls decide)"
+        return "not supported"
+    rows, counts = [], {key: 0 for _, key in SPARSE_LAYOUTS}
+    for f in sorted(fs, key=lambda f: f.name):
+        cells = [cell(f, key) for _, key in SPARSE_LAYOUTS]
+        for (_, key), c in zip(SPARSE_LAYOUTS, cells):
+            counts[key] += not c.startswith(("not", "composite"))
+        rows.append(f"| `{ns}::{f.name}` | " + " | ".join(cells) + " |")
+    head = ["# Sparse coverage", "",
+            f"Generated from native_functions.yaml ({len(fs)} overloads). Per layout: a kernel of its own, "
+            "one of the generic kernels (`sparse: values`, `sparse: dense`; Note [Sparse on values] in "
+            "codegen/model.py), a composite, or not supported: one NotImplementedError naming the op and the "
+            "layout.", ""]
+    head += [f"- {name}: {counts[key]} overloads with a kernel" for name, key in SPARSE_LAYOUTS]
+    head += ["", "| operator | " + " | ".join(n for n, _ in SPARSE_LAYOUTS) + " |",
+             "| --- | " + " | ".join("---" for _ in SPARSE_LAYOUTS) + " |"]
+    return "\n".join(head + rows) + "\n"
+
+
 def summary(fs: list[NativeFunction], ns: str) -> str:
     out = []
     for f in fs:
@@ -262,6 +296,7 @@ def generate(fs: list[NativeFunction], out: Path, ns: str, prefix: str, methods:
         for rel, text in gen_autograd.files(fs, ns, prefix):
             w.write(rel, (HEADER if rel.endswith(".cpp") else "") + text)
     w.write("ops.md", ops_table(fs, ns))
+    w.write("sparse.md", sparse_table(fs, ns))
     w.write("summary.json", summary(fs, ns))
     return w
 

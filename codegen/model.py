@@ -23,7 +23,15 @@ DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "MkldnnCPU", "SparseCPU",
                  "AutocastCPU", "Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
 KNOWN_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "meta", "doc",
-              "autograd", "device_check", "python_module", "cpp_no_default_args")
+              "autograd", "device_check", "python_module", "cpp_no_default_args", "sparse")
+
+# Note [Sparse on values]: `sparse: values` declares an op zero-preserving in `self` (f(0) == 0,
+# elementwise, self the only tensor): on a sparse COO self it is the op applied to the
+# coalesced values, on the same pattern. Codegen registers one generic boxed kernel for it
+# at SparseCPU (aten/native/sparse/SparseOnValues.cpp), so no op has a sparse copy of its own.
+# `sparse: dense` declares one that is not (exp(0) == 1): on a sparse self it is the op on
+# self's dense form, and the result is strided (also one generic kernel).
+SPARSE_MODES = ("values", "dense")
 
 # `autograd: not_implemented` (recorded; backward raises) and `autograd: non_differentiable`
 # (outputs never require grad) stand in for formulas; stored as {AUTOGRAD_MARKER_KEY: marker}.
@@ -223,6 +231,9 @@ class NativeFunction:
     # same name: `all.dims` keeps `dim=None` in Python, but a C++ `t.all()` must pick `all`,
     # and `t.std(true)` must not pick `std.dim` (see codegen/cpp.py params()).
     cpp_no_default_args: tuple[str, ...] = ()
+    # Note [Sparse on values]: "values" when the op acts on a sparse self's values, "dense"
+    # when it acts on its dense form.
+    sparse: str | None = None
 
     @property
     def name(self) -> str:
@@ -342,6 +353,16 @@ def _entry(path: Path, item) -> NativeFunction:
         if n not in arg_names:
             raise ModelError(f"{loc}: cpp_no_default_args names '{n}', which is not an argument "
                              f"of '{schema.full_name}'")
+    sparse = item.get("sparse")
+    if sparse is not None:
+        if sparse not in SPARSE_MODES:
+            raise ModelError(f"{loc}: 'sparse: {sparse}' is not a sparse mode; expected one of "
+                             f"{', '.join(SPARSE_MODES)}")
+        tensors = [a for a in schema.arguments if a.type.is_tensor]
+        if (schema.is_out or not schema.arguments or schema.arguments[0].name != "self"
+                or len(tensors) != 1 or len(schema.returns) != 1 or not schema.returns[0].type.is_tensor):
+            raise ModelError(f"{loc}: 'sparse: {sparse}' needs `self` as the only tensor argument and one "
+                             f"tensor return (not an out= overload); '{schema.full_name}' has neither")
     if not dispatch and not delegate:
         # As in PyTorch: no dispatch means a CompositeImplicitAutograd kernel named after the op.
         dispatch = [("CompositeImplicitAutograd", schema.name)]
@@ -352,7 +373,7 @@ def _entry(path: Path, item) -> NativeFunction:
         autograd=tuple((str(k), v if isinstance(v, list) else str(v))
                        for k, v in autograd.items() if k != "__line__"),
         loc=loc, python_module=python_module, meta=str(meta) if meta is not None else None,
-        cpp_no_default_args=tuple(no_defaults))
+        cpp_no_default_args=tuple(no_defaults), sparse=str(sparse) if sparse is not None else None)
 
 
 def _validate(functions: list[NativeFunction]) -> None:

@@ -269,6 +269,12 @@ BAD = [
      "cpp_no_default_args names 'dims', which is not an argument of 'f'"),
     ("cpp_no_default_args not a list", "- func: f(Tensor self, int dim=0) -> Tensor\n"
      "  cpp_no_default_args: dim\n", 1, "'cpp_no_default_args' must be a list of argument names"),
+    ("unknown sparse mode", "- func: f(Tensor self) -> Tensor\n  sparse: value\n", 1,
+     "'sparse: value' is not a sparse mode; expected one of values, dense"),
+    ("sparse: values on a binary op", "- func: f(Tensor self, Tensor other) -> Tensor\n  sparse: values\n", 1,
+     "'sparse: values' needs `self` as the only tensor argument"),
+    ("sparse: dense on an out= op", "- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+     "  sparse: dense\n  dispatch:\n    CPU: k\n", 1, "(not an out= overload)"),
 ]
 
 

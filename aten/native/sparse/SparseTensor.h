@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "c10/core/SparseTensorImpl.h"
+#include "c10/dispatch/KernelFunction.h"
 
 namespace ember::native {
 
@@ -23,5 +24,12 @@ EMBER_API Tensor _to_dense_sparse_cpu(const Tensor& self, std::optional<ScalarTy
 /// coordinates of the non-zero elements (of the rows with any non-zero, when hybrid),
 /// coalesced.
 EMBER_API Tensor _to_sparse_cpu(const Tensor& self, std::optional<int64_t> sparse_dim = std::nullopt);
+
+/// The SparseCPU kernel of every op declared `sparse: values` in the YAML (Note [Sparse on
+/// values], codegen/model.py): the op on self's coalesced values, with self's pattern.
+EMBER_API void sparse_on_values(const OperatorHandle& op, DispatchKeySet keys, Stack* stack);
+/// The SparseCPU kernel of every op declared `sparse: dense` (f(0) != 0): the op on self's
+/// dense form; the result is strided.
+EMBER_API void sparse_on_dense(const OperatorHandle& op, DispatchKeySet keys, Stack* stack);
 
 }  // namespace ember::native

@@ -10,9 +10,12 @@
 #include "aten/native/sparse/SparseTensor.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/add.h"
+#include "ember/generated/ops/atan2.h"
 #include "ember/generated/ops/clone.h"
 #include "ember/generated/ops/empty.h"
 #include "ember/generated/ops/exp.h"
+#include "ember/generated/ops/neg.h"
+#include "ember/generated/ops/sqrt.h"
 #include "ember/generated/ops/zeros.h"
 #include "test/cpp/ember_api.h"
 
@@ -119,7 +122,7 @@ TEST(SparseCoo, BadMembersAreRefusedBeforeTheTensorExists) {
 TEST(SparseCoo, AnOpWithoutASparseKernelIsOneClearError) {
   // clone has a CompositeExplicitAutograd kernel: it fills dense backends only, so a sparse
   // tensor reaches no dense code (Note [Layout keys]).
-  for (auto call : {+[](const Tensor& s) { (void)ember::clone(s); }, +[](const Tensor& s) { (void)ember::exp(s); },
+  for (auto call : {+[](const Tensor& s) { (void)ember::clone(s); }, +[](const Tensor& s) { (void)ember::atan2(s, s); },
                     +[](const Tensor& s) { (void)ember::add(s, s); }}) {
     try {
       call(sample());
@@ -129,6 +132,30 @@ TEST(SparseCoo, AnOpWithoutASparseKernelIsOneClearError) {
           << e.what();
     }
   }
+}
+
+TEST(SparseCoo, ZeroPreservingOpsActOnTheCoalescedValues) {
+  // Note [Sparse on values]: the YAML's `sparse: values` ops, one generic boxed kernel.
+  const Tensor s = sample();  // (2, 1) twice: 1 + 3
+  for (const Tensor& r : {ember::neg(s), ember::sqrt(s)}) {
+    EXPECT_EQ(r.layout(), Layout::Sparse);
+    EXPECT_TRUE(sparse_coo_impl(r, "test").coalesced());
+    EXPECT_EQ(sparse_coo_impl(r, "test").nnz(), 3);
+  }
+  EXPECT_EQ(elements(_to_dense_sparse_cpu(ember::neg(s))), elements(ember::neg(_to_dense_sparse_cpu(s))));
+  // sqrt(1) + sqrt(3) would be wrong: the duplicates add first.
+  EXPECT_EQ(elements(_to_dense_sparse_cpu(ember::sqrt(s))), elements(ember::sqrt(_to_dense_sparse_cpu(s))));
+  Tensor t = sample();
+  const Tensor& same = t.neg_();
+  EXPECT_EQ(same.impl(), t.impl());
+  EXPECT_EQ(elements(_to_dense_sparse_cpu(t)), elements(ember::neg(_to_dense_sparse_cpu(s))));
+}
+
+TEST(SparseCoo, OpsThatDoNotKeepZerosGiveTheDenseResult) {
+  const Tensor s = sample();
+  const Tensor r = ember::exp(s);  // `sparse: dense`
+  EXPECT_EQ(r.layout(), Layout::Strided);
+  EXPECT_EQ(elements(r), elements(ember::exp(_to_dense_sparse_cpu(s))));
 }
 
 }  // namespace

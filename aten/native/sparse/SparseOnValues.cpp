@@ -1,0 +1,57 @@
+// Note [Sparse on values] (codegen/model.py): the one kernel of every op the YAML declares
+// `sparse: values` (zero-preserving in self, elementwise, self the only tensor). On a sparse
+// COO self it runs the op itself on the coalesced values, through the dispatcher, so the
+// dense kernel's dtype rules, errors and every later optimisation apply unchanged; the
+// result has self's pattern. Coalescing first makes it right for ops that are not linear
+// (abs(a) + abs(b) is not abs(a + b) for two entries at one coordinate). An op declared
+// `sparse: dense` (exp, cos: f(0) != 0) runs on self's dense form instead; its result is
+// strided, as the issue asks (torch has no kernel for most of them).
+#include <string>
+
+#include "aten/native/sparse/SparseTensor.h"
+#include "c10/dispatch/OperatorHandle.h"
+#include "c10/util/Exception.h"
+
+namespace ember::native {
+
+void sparse_on_values(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
+  (void)keys;
+  const FunctionSchema& schema = op.schema();
+  const std::string name = op.name().str();
+  const size_t nargs = schema.arguments.size();
+  EMBER_CHECK(stack->size() >= nargs, name, "(): the stack holds fewer values than the op's arguments");
+  IValue& arg = (*stack)[stack->size() - nargs];
+  const Tensor self = arg.to_tensor();
+  SparseTensorImpl& impl = sparse_coo_impl(self, name.c_str());
+  const Tensor coalesced = coalesce_sparse_cpu(self);
+  const SparseTensorImpl& c = sparse_coo_impl(coalesced, name.c_str());
+  const bool inplace = schema.arguments[0].alias.has_value() && schema.arguments[0].alias->is_write;
+  if (inplace && coalesced.impl() != self.impl()) {
+    // self becomes its coalesced form first; the op then writes into its values.
+    impl.set_members(self.sizes(), c.sparse_dim(), c.indices(), c.values(), true);
+  }
+  arg = IValue(c.values());
+  op.call_boxed(stack);
+  Tensor values = std::move(stack->back()).to_tensor();
+  stack->pop_back();
+  if (inplace) {
+    stack->emplace_back(self);
+    return;
+  }
+  stack->emplace_back(make_sparse_coo(c.indices(), values, self.sizes(), true, name.c_str()));
+}
+
+void sparse_on_dense(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
+  (void)keys;
+  const std::string name = op.name().str();
+  const size_t nargs = op.schema().arguments.size();
+  EMBER_CHECK(stack->size() >= nargs, name, "(): the stack holds fewer values than the op's arguments");
+  IValue& arg = (*stack)[stack->size() - nargs];
+  EMBER_CHECK_VALUE(!(op.schema().arguments[0].alias.has_value() && op.schema().arguments[0].alias->is_write),
+                    name, "(): the result of this op on a sparse tensor is dense, so it cannot be written "
+                    "into the sparse self; use the out-of-place form");
+  arg = IValue(_to_dense_sparse_cpu(arg.to_tensor()));
+  op.call_boxed(stack);
+}
+
+}  // namespace ember::native
