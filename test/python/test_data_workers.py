@@ -16,6 +16,14 @@ from ember.utils.data import (
 )
 from ember.utils.data._worker import _generate_state
 
+# Not against a sanitizer build (the interpreter preloads libasan: scripts/run_tests): a
+# forked DataLoader worker of the threaded suite process deadlocked there in CI, twice
+# (2026-12-07; the watchdog's stacks show the parent polling a live, silent worker), the
+# known hazard of fork after threads under the sanitizer's allocator. The plain build runs
+# every test here; the C++ DataLoader tests run under the sanitizers.
+pytestmark = pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
+                                reason="fork-based workers under ASan (see the comment above)")
+
 
 def _ember_ds(n=10):
     return TensorDataset(ember.arange(n * 2, dtype=ember.float32).reshape(n, 2),
