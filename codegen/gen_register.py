@@ -119,7 +119,7 @@ class KeyFile:
         # (redispatch) the wrappers use.
         self.natives: set[str] = set()
         self.ops: set[str] = set()
-        self.sparse_on_values = False
+        self.sparse_kernels = False  # Note [Sparse on values]: includes SparseTensor.h
 
     def kernel_call(self, kernel: str, ret: str, ps: list[str]) -> str:
         """What a wrapper calls for `kernel`: the function itself, or on CPU the copy of the
@@ -220,7 +220,7 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
         if f.sparse is not None:
             # Note [Sparse on values] (model.py): one generic kernel per mode, boxed.
             kf = key_file("SparseCPU")
-            kf.sparse_on_values = True
+            kf.sparse_kernels = True
             kf.impls.append(f'  m.impl("{f.name}", CppFunction::boxed(&native::sparse_on_{f.sparse}));')
         if f.structured:
             dispatch = dict(f.dispatch)
@@ -263,7 +263,7 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
     for key, kf in sorted(keys.items()):
         text = (includes(prefix, kf.ops) + includes(prefix, kf.natives, "_native") +
                 '#include "aten/native/CpuCapability.h"\n' +
-                ('#include "aten/native/sparse/SparseTensor.h"\n' if kf.sparse_on_values else "") +
+                ('#include "aten/native/sparse/SparseTensor.h"\n' if kf.sparse_kernels else "") +
                 '#include "aten/native/Structured.h"\n#include "c10/dispatch/Library.h"\n\n' +
                 kf.prologue() + "namespace ember {\nnamespace {\n\n" + "\n".join(kf.wrappers) +
                 "\n}  // namespace\n\n" + f"EMBER_LIBRARY_IMPL({ns}, {key}, m) {{\n" +

@@ -363,6 +363,9 @@ def _entry(path: Path, item) -> NativeFunction:
                 or len(tensors) != 1 or len(schema.returns) != 1 or not schema.returns[0].type.is_tensor):
             raise ModelError(f"{loc}: 'sparse: {sparse}' needs `self` as the only tensor argument and one "
                              f"tensor return (not an out= overload); '{schema.full_name}' has neither")
+        if sparse == "dense" and schema.arguments[0].type.is_mutable:
+            raise ModelError(f"{loc}: 'sparse: dense' gives a strided result, which cannot be written into "
+                             f"a sparse self; declare it on the out-of-place form only")
     if not dispatch and not delegate:
         # As in PyTorch: no dispatch means a CompositeImplicitAutograd kernel named after the op.
         dispatch = [("CompositeImplicitAutograd", schema.name)]

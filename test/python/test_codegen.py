@@ -275,6 +275,8 @@ BAD = [
      "'sparse: values' needs `self` as the only tensor argument"),
     ("sparse: dense on an out= op", "- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
      "  sparse: dense\n  dispatch:\n    CPU: k\n", 1, "(not an out= overload)"),
+    ("sparse: dense on an in-place op", "- func: f_(Tensor(a!) self) -> Tensor(a!)\n  sparse: dense\n"
+     "  dispatch:\n    CPU: k\n", 1, "'sparse: dense' gives a strided result"),
 ]
 
 

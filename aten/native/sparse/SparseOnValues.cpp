@@ -13,19 +13,26 @@
 #include "c10/util/Exception.h"
 
 namespace ember::native {
+namespace {
+
+// The stack slot of `self`, the op's first argument (the model checks it is its only tensor).
+IValue& self_slot(const OperatorHandle& op, Stack* stack) {
+  const size_t nargs = op.schema().arguments.size();
+  EMBER_CHECK(stack->size() >= nargs, op.name().str(), "(): the stack holds fewer values than the op's arguments");
+  return (*stack)[stack->size() - nargs];
+}
+
+}  // namespace
 
 void sparse_on_values(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
   (void)keys;
-  const FunctionSchema& schema = op.schema();
   const std::string name = op.name().str();
-  const size_t nargs = schema.arguments.size();
-  EMBER_CHECK(stack->size() >= nargs, name, "(): the stack holds fewer values than the op's arguments");
-  IValue& arg = (*stack)[stack->size() - nargs];
+  IValue& arg = self_slot(op, stack);
   const Tensor self = arg.to_tensor();
   SparseTensorImpl& impl = sparse_coo_impl(self, name.c_str());
   const Tensor coalesced = coalesce_sparse_cpu(self);
   const SparseTensorImpl& c = sparse_coo_impl(coalesced, name.c_str());
-  const bool inplace = schema.arguments[0].alias.has_value() && schema.arguments[0].alias->is_write;
+  const bool inplace = op.schema().is_mutable();  // self is the only tensor: it is what is written
   if (inplace && coalesced.impl() != self.impl()) {
     // self becomes its coalesced form first; the op then writes into its values.
     impl.set_members(self.sizes(), c.sparse_dim(), c.indices(), c.values(), true);
@@ -43,13 +50,8 @@ void sparse_on_values(const OperatorHandle& op, DispatchKeySet keys, Stack* stac
 
 void sparse_on_dense(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
   (void)keys;
-  const std::string name = op.name().str();
-  const size_t nargs = op.schema().arguments.size();
-  EMBER_CHECK(stack->size() >= nargs, name, "(): the stack holds fewer values than the op's arguments");
-  IValue& arg = (*stack)[stack->size() - nargs];
-  EMBER_CHECK_VALUE(!(op.schema().arguments[0].alias.has_value() && op.schema().arguments[0].alias->is_write),
-                    name, "(): the result of this op on a sparse tensor is dense, so it cannot be written "
-                    "into the sparse self; use the out-of-place form");
+  // Never in-place: the model refuses `sparse: dense` on an entry that writes self.
+  IValue& arg = self_slot(op, stack);
   arg = IValue(_to_dense_sparse_cpu(arg.to_tensor()));
   op.call_boxed(stack);
 }
