@@ -70,7 +70,7 @@ _linalg_aliases.install(Tensor, _sys.modules[__name__])  # cross, lu, matrix_exp
 from ember import _storage, _tensor_breadth, _tensor_legacy, _tensor_stats  # noqa: E402
 
 _tensor_breadth.install()
-from ember import _sparse  # noqa: E402
+from ember import _sparse, sparse  # noqa: E402,F401
 
 _sparse.install(Tensor)
 _tensor_legacy.install()

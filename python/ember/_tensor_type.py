@@ -75,8 +75,9 @@ class LegacyTensorType(type):
     from data)."""
 
     def __instancecheck__(cls, obj) -> builtins.bool:
+        layout = _C.sparse_coo if cls.is_sparse else _C.strided
         return (not cls.is_cuda and isinstance(obj, _C.TensorBase) and obj.dtype == cls.dtype
-                and obj.layout == _C.strided and obj.device.type == "cpu")
+                and obj.layout == layout and obj.device.type == "cpu")
 
     def __call__(cls, *args, device=None):
         if cls.is_cuda:
@@ -85,6 +86,8 @@ class LegacyTensorType(type):
         if device is not None and _C.device(device).type != "cpu":
             raise RuntimeError(f"{cls.__name__}(): expected a cpu device, but got {device}")
         import ember
+        if cls.is_sparse:
+            return _sparse_legacy(cls, args)
         if not args:
             return ember.empty(0, dtype=cls.dtype)
         if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args) \
@@ -104,9 +107,27 @@ class LegacyTensorType(type):
         return f"<class '{cls.__module__}.{cls.__name__}'>"
 
 
-def legacy_types(module: str, is_cuda: builtins.bool) -> dict[str, LegacyTensorType]:
-    """{name: class} of the legacy tensor types of module ('ember' or 'ember.cuda'): PyTorch's,
-    which name no complex type as a class."""
+def _sparse_legacy(cls, args):
+    """ember.sparse.FloatTensor & co. as torch.sparse's: (indices, values[, size]) is
+    sparse_coo_tensor (the values keep their dtype, as torch's do); sizes, a Size or nothing
+    give an empty sparse tensor of the class's dtype."""
+    import ember
+    if len(args) in (2, 3) and all(isinstance(a, _C.TensorBase) for a in args[:2]):
+        return ember.sparse_coo_tensor(*args)
+    if len(args) == 1 and isinstance(args[0], _C.Size):
+        args = tuple(args[0])
+    if all(isinstance(a, builtins.int) and not isinstance(a, builtins.bool) for a in args):
+        size = args or (0,)
+        return ember.sparse_coo_tensor(ember.zeros(len(size), 0, dtype=_C.int64),
+                                       ember.empty(0, dtype=cls.dtype), size)
+    raise TypeError(f"sparse.{cls.__name__}(): expected (indices, values[, size]) tensors or sizes, "
+                    f"but got {tuple(type(a).__name__ for a in args)}")
+
+
+def legacy_types(module: str, is_cuda: builtins.bool, is_sparse: builtins.bool = False) -> dict[str, LegacyTensorType]:
+    """{name: class} of the legacy tensor types of module ('ember', 'ember.cuda' or, sparse,
+    'ember.sparse'): PyTorch's, which name no complex type as a class (nor a sparse bool)."""
     return {name: LegacyTensorType(name, (), {"dtype": dtype, "is_cuda": is_cuda,
-                                              "is_sparse": False, "__module__": module})
-            for name, dtype in _DTYPES.items() if not dtype.is_complex}
+                                              "is_sparse": is_sparse, "__module__": module})
+            for name, dtype in _DTYPES.items()
+            if not dtype.is_complex and not (is_sparse and dtype == _C.bool)}

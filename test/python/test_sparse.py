@@ -290,3 +290,26 @@ def test_ops_that_do_not_keep_zeros_give_the_dense_result(name, dtype):
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=rtol, equal_nan=True)
     with pytest.raises(NotImplementedError, match=rf"{name}_\(\): not supported for sparse_coo"):
         getattr(e, name + "_")()  # the result would be dense: no in-place form
+
+
+def test_legacy_constructors_of_ember_sparse_as_torch():
+    # ember.sparse.FloatTensor & co.: what pygcn-style scipy converters call.
+    idx = [[0, 1, 1], [2, 0, 2]]
+    for name in ("FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ByteTensor"):
+        for vals in ([1.0, 2.0, 3.0], [1, 2, 3]):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t = getattr(torch.sparse, name)(torch.tensor(idx), torch.tensor(vals), torch.Size([2, 3]))
+                t_empty = getattr(torch.sparse, name)(2, 3)
+            e = getattr(ember.sparse, name)(ember.tensor(idx), ember.tensor(vals), ember.Size([2, 3]))
+            same(e.to_dense(), t.to_dense())  # the values keep their dtype, as torch's
+            assert e.is_coalesced() == t.is_coalesced()
+            e_empty = getattr(ember.sparse, name)(2, 3)
+            assert e_empty.shape == t_empty.shape and e_empty._nnz() == 0
+            assert str(e_empty.dtype).split(".")[1] == str(t_empty.dtype).split(".")[1]
+            assert isinstance(e_empty, getattr(ember.sparse, name)) and not isinstance(e_empty, getattr(ember, name))
+            assert not isinstance(e_empty.to_dense(), getattr(ember.sparse, name))
+    assert ember.sparse.FloatTensor().shape == (0,)
+    assert not hasattr(ember.sparse, "BoolTensor") and not hasattr(torch.sparse, "BoolTensor")
+    with pytest.raises(TypeError, match=r"sparse.FloatTensor\(\): expected \(indices, values\[, size\]\)"):
+        ember.sparse.FloatTensor("a")
