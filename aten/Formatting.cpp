@@ -83,7 +83,7 @@ std::string type_string(const Tensor& t) {
                         : t.device().type() == DeviceType::Meta ? "Meta"
                                                                 : device_type_name(t.device().type());
   if (t.layout() == Layout::Sparse) backend = "Sparse" + backend;
-  if (t.layout() == Layout::SparseCsr) backend = "SparseCsr" + backend;
+  if (t.layout() == Layout::SparseCsr || t.layout() == Layout::SparseCsc) backend = "SparseCsr" + backend;
   if (t.layout() == Layout::Mkldnn) backend = "Mkldnn" + backend;
   const int i = static_cast<int>(t.scalar_type());
   return backend + (i >= 0 && i < kNumScalarTypes ? kNames[i] : "Undefined") + "Type";

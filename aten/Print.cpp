@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "c10/core/SparseCsrTensorImpl.h"
 #include "c10/core/SparseTensorImpl.h"
 #include "c10/util/Exception.h"
 #include "c10/util/Half.h"
@@ -384,12 +385,39 @@ std::string sparse_coo_string(const Tensor& t, const PrintOptions& options) {
   return out + ", layout=" + options.dtype_prefix + "sparse_coo)";
 }
 
+// PyTorch's form: tensor(crow_indices=tensor(...),
+//                        col_indices=tensor(...),
+//                        values=tensor(...), size=(2, 3), nnz=3, layout=torch.sparse_csr)
+// (ccol_indices and row_indices for CSC); the suffixes wrap at the line width.
+std::string sparse_compressed_string(const Tensor& t, const PrintOptions& options) {
+  const SparseCsrTensorImpl& s = sparse_compressed_impl(t, "to_string");
+  const bool csr = t.layout() == Layout::SparseCsr;
+  const std::string cp = csr ? "crow_indices=" : "ccol_indices=";
+  const std::string pp = csr ? "col_indices=" : "row_indices=";
+  const std::string vp = "values=";
+  std::string index_dtype, dtype;
+  auto body = [&](const Tensor& m, const std::string& prefix, std::string* dt) {
+    std::string b = member_body(m, options, 7 + prefix.size(), dt);
+    if (m.numel() == 0 && b.find("size=") == std::string::npos) {
+      b = b.substr(0, b.size() - 1) + ", size=" + shape_str(m.sizes(), ShapeStyle::Tuple) + ")";
+    }
+    return b;
+  };
+  std::string text = "tensor(" + cp + body(s.compressed_indices(), cp, &index_dtype) + ",\n       " + pp +
+                     body(s.plain_indices(), pp, &index_dtype) + ",\n       " + vp + body(s.values(), vp, &dtype);
+  std::vector<std::string> suffixes{"size=" + shape_str(t.sizes(), ShapeStyle::Tuple), "nnz=" + std::to_string(s.nnz())};
+  if (!dtype.empty()) suffixes.push_back(dtype);
+  suffixes.push_back(std::string("layout=") + options.dtype_prefix + layout_short_name(t.layout()));
+  return add_suffixes(text, suffixes, 7, options.linewidth);
+}
+
 }  // namespace
 
 std::string to_string(const Tensor& t, const PrintOptions& options) {
   if (!t.defined()) return "Tensor(undefined)";
   check_options("to_string", options);
   if (t.layout() == Layout::Sparse) return sparse_coo_string(t, options);
+  if (is_sparse_compressed(t.layout())) return sparse_compressed_string(t, options);
   EMBER_CHECK_NOT_IMPLEMENTED(t.layout() == Layout::Strided,
                               "to_string(): printing ", t.layout(), " tensors is not supported yet");
   const std::string prefix = "tensor(";

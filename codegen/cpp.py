@@ -92,7 +92,8 @@ _ENUM_DEFAULTS = {
                      "channels_last": "MemoryFormat::ChannelsLast",
                      "channels_last_3d": "MemoryFormat::ChannelsLast3d"},
     "Layout": {"strided": "Layout::Strided", "sparse_coo": "Layout::Sparse",
-               "sparse_csr": "Layout::SparseCsr", "_mkldnn": "Layout::Mkldnn"},
+               "sparse_csr": "Layout::SparseCsr", "_mkldnn": "Layout::Mkldnn",
+               "sparse_csc": "Layout::SparseCsc"},
     "ScalarType": {name: f"ScalarType::{e}" for name, e in _DTYPES.items()},
 }
 

@@ -225,10 +225,13 @@ def sparse_table(fs: list[NativeFunction], ns: str) -> str:
     def cell(f: NativeFunction, key: str) -> str:
         if key in f.dispatch_keys:
             return f"kernel `{dict(f.dispatch)[key]}`"
-        if key == "SparseCPU" and f.sparse == "values":
+        if f.sparse == "values":
             return "on values (sparse result)"
-        if key == "SparseCPU" and f.sparse == "dense":
+        if f.sparse == "dense":
             return "on the dense form (strided result)"
+        if key == "SparseCsrCPU" and "SparseCPU" in f.dispatch_keys:
+            # Note [Compressed through COO] (aten/native/sparse/SparseCompressed.cpp).
+            return f"through COO (`{dict(f.dispatch)['SparseCPU']}`)"
         if "CompositeImplicitAutograd" in f.dispatch_keys:
             return "composite (the ops it calls decide)"
         return "not supported"
@@ -241,7 +244,8 @@ def sparse_table(fs: list[NativeFunction], ns: str) -> str:
     head = ["# Sparse coverage", "",
             f"Generated from native_functions.yaml ({len(fs)} overloads). Per layout: a kernel of its own, "
             "one of the generic kernels (`sparse: values`, `sparse: dense`; Note [Sparse on values] in "
-            "codegen/model.py), a composite, or not supported: one NotImplementedError naming the op and the "
+            "codegen/model.py), the COO kernel through a conversion (Note [Compressed through COO] in "
+            "aten/native/sparse/SparseCompressed.cpp), a composite, or not supported: one NotImplementedError naming the op and the "
             "layout.", ""]
     head += [f"- {name}: {counts[key]} overloads with a kernel" for name, key in SPARSE_LAYOUTS]
     head += ["", "| operator | " + " | ".join(n for n, _ in SPARSE_LAYOUTS) + " |",

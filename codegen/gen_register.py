@@ -218,10 +218,14 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
     for f in fs:
         s = f.schema
         if f.sparse is not None:
-            # Note [Sparse on values] (model.py): one generic kernel per mode, boxed.
-            kf = key_file("SparseCPU")
-            kf.sparse_kernels = True
-            kf.impls.append(f'  m.impl("{f.name}", CppFunction::boxed(&native::sparse_on_{f.sparse}));')
+            # Note [Sparse on values] (model.py): one generic kernel per mode, boxed, for
+            # every sparse layout (COO at SparseCPU; CSR and CSC at SparseCsrCPU).
+            for key in ("SparseCPU", "SparseCsrCPU"):
+                if key in dict(f.dispatch):
+                    continue  # a kernel of its own wins
+                kf = key_file(key)
+                kf.sparse_kernels = True
+                kf.impls.append(f'  m.impl("{f.name}", CppFunction::boxed(&native::sparse_on_{f.sparse}));')
         if f.structured:
             dispatch = dict(f.dispatch)
             for key, kernel in f.dispatch:

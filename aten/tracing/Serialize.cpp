@@ -229,7 +229,7 @@ IValue read_ivalue(Reader& r) {
     return IValue(Device(type, static_cast<int8_t>(r.integer(-1, 127))));
   }
   if (kind == "t") return IValue(read_dtype(r));
-  if (kind == "y") return IValue(static_cast<Layout>(r.integer(0, static_cast<int64_t>(Layout::Mkldnn))));
+  if (kind == "y") return IValue(static_cast<Layout>(r.integer(0, static_cast<int64_t>(kNumLayouts - 1))));
   r.fail("unknown constant kind '" + kind + "'");
 }
 

@@ -78,6 +78,7 @@ DispatchKey backend_key_of(Device device, Layout layout) {
       if (t == DeviceType::CUDA) return DispatchKey::SparseCUDA;
       break;
     case Layout::SparseCsr:
+    case Layout::SparseCsc:
       if (t == DeviceType::CPU) return DispatchKey::SparseCsrCPU;
       if (t == DeviceType::CUDA) return DispatchKey::SparseCsrCUDA;
       break;

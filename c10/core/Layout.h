@@ -8,26 +8,29 @@
 
 namespace ember {
 
-/// A tensor's memory layout; each non-strided layout has backend keys of its own.
-enum class Layout : int8_t { Strided, Sparse, SparseCsr, Mkldnn };
+/// A tensor's memory layout; each non-strided layout has backend keys of its own (the
+/// compressed layouts sparse_csr and sparse_csc share SparseCsrCPU, as in PyTorch).
+enum class Layout : int8_t { Strided, Sparse, SparseCsr, Mkldnn, SparseCsc };
 
 // libtorch's layout constants (torch::kStrided, ...).
 inline constexpr Layout kStrided = Layout::Strided;
 inline constexpr Layout kSparse = Layout::Sparse;
 inline constexpr Layout kSparseCsr = Layout::SparseCsr;
 inline constexpr Layout kMkldnn = Layout::Mkldnn;
+inline constexpr Layout kSparseCsc = Layout::SparseCsc;
 
 /// The number of Layout values.
-inline constexpr int kNumLayouts = 4;
+inline constexpr int kNumLayouts = 5;
 
 /// The name in schema defaults (`layout=strided`) and in Python (`ember.strided`):
-/// "strided", "sparse_coo", "sparse_csr", "_mkldnn".
+/// "strided", "sparse_coo", "sparse_csr", "_mkldnn", "sparse_csc".
 constexpr const char* layout_short_name(Layout l) {
   switch (l) {
     case Layout::Strided: return "strided";
     case Layout::Sparse: return "sparse_coo";
     case Layout::SparseCsr: return "sparse_csr";
     case Layout::Mkldnn: return "_mkldnn";
+    case Layout::SparseCsc: return "sparse_csc";
   }
   return "invalid";
 }
@@ -39,6 +42,7 @@ constexpr const char* layout_name(Layout l) {
     case Layout::Sparse: return "torch.sparse_coo";
     case Layout::SparseCsr: return "torch.sparse_csr";
     case Layout::Mkldnn: return "torch._mkldnn";
+    case Layout::SparseCsc: return "torch.sparse_csc";
   }
   return "invalid";
 }

@@ -96,6 +96,10 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   /// The impl every undefined Tensor points to: never null, never refcounted.
   static TensorImpl* undefined() { return &undefined_; }
 
+ protected:
+  /// For layouts that share a key set (sparse_csc has sparse_csr's keys).
+  void set_layout(Layout l) { layout_ = l; }
+
  private:
   struct UndefinedTag {};
   explicit TensorImpl(UndefinedTag);

@@ -149,7 +149,7 @@ void OperatorEntry::report_missing_kernel(DispatchKey key) const {
   if (is_backend_key(key) && !is_dense_backend_key(key)) {
     const char* layout = key == DispatchKey::MkldnnCPU ? "_mkldnn"
                          : (key == DispatchKey::SparseCPU || key == DispatchKey::SparseCUDA) ? "sparse_coo"
-                                                                                               : "sparse_csr";
+                                                                                               : "sparse_csr and sparse_csc";
     EMBER_THROW(NotImplementedError, op, "(): not supported for ", layout, " tensors (dispatch key ",
                 dispatch_key_name(key), "); kernels are registered for: ", have,
                 ". Convert the tensor with .to_dense() first");

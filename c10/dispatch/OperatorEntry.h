@@ -66,6 +66,9 @@ class EMBER_API OperatorEntry {
     return *table_[static_cast<uint8_t>(k)].load(std::memory_order_acquire);
   }
 
+  /// Whether a call reaching runtime key k finds a kernel (its own, a composite's or a
+  /// fallback), not the missing-kernel error.
+  bool has_kernel_for(DispatchKey k) const { return &lookup(k) != &missing_; }
   /// Keys (runtime or alias) with a kernel registered directly for this op.
   std::vector<DispatchKey> registered_keys() const;
   /// Throws the missing-kernel error for a call that reached `key`.

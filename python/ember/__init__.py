@@ -8,7 +8,7 @@ from ember._C import (  # noqa: F401
     Generator, Size, default_generator, device, dtype, layout, memory_format,
     uint8, int8, int16, short, int32, int, int64, long, float16, half, float32, float,
     float64, double, complex64, cfloat, complex128, cdouble, bool, bfloat16,
-    strided, sparse_coo, sparse_csr, contiguous_format, preserve_format, channels_last,
+    strided, sparse_coo, sparse_csr, sparse_csc, contiguous_format, preserve_format, channels_last,
     channels_last_3d, get_default_dtype, set_default_dtype, get_num_threads,
     set_num_threads, from_numpy, from_dlpack,
 )

@@ -5,7 +5,8 @@
 // result has self's pattern. Coalescing first makes it right for ops that are not linear
 // (abs(a) + abs(b) is not abs(a + b) for two entries at one coordinate). An op declared
 // `sparse: dense` (exp, cos: f(0) != 0) runs on self's dense form instead; its result is
-// strided, as the issue asks (torch has no kernel for most of them).
+// strided, as the issue asks (torch has no kernel for most of them). Both kernels take every
+// sparse layout: on CSR and CSC the values are the same kind of member.
 #include <string>
 
 #include "aten/native/sparse/SparseTensor.h"
@@ -29,10 +30,27 @@ void sparse_on_values(const OperatorHandle& op, DispatchKeySet keys, Stack* stac
   const std::string name = op.name().str();
   IValue& arg = self_slot(op, stack);
   const Tensor self = arg.to_tensor();
+  const bool inplace = op.schema().is_mutable();  // self is the only tensor: it is what is written
+  if (is_sparse_compressed(self.layout())) {
+    SparseCsrTensorImpl& impl = sparse_compressed_impl(self, name.c_str());
+    // A non-canonical tensor may repeat a coordinate; the op needs each coordinate once.
+    const Tensor canon = impl.canonical() ? self : coo_to_compressed(coalesce_sparse_cpu(compressed_to_coo(self)),
+                                                                     self.layout(), impl.compressed_indices().dtype(),
+                                                                     name.c_str());
+    const SparseCsrTensorImpl& c = sparse_compressed_impl(canon, name.c_str());
+    if (inplace && canon.impl() != self.impl()) {
+      impl.set_members(self.sizes(), c.compressed_indices(), c.plain_indices(), c.values(), true);
+    }
+    arg = IValue(c.values());
+    op.call_boxed(stack);
+    Tensor values = std::move(stack->back()).to_tensor();
+    stack->pop_back();
+    stack->emplace_back(inplace ? self : compressed_with_values(canon, values, name.c_str()));
+    return;
+  }
   SparseTensorImpl& impl = sparse_coo_impl(self, name.c_str());
   const Tensor coalesced = coalesce_sparse_cpu(self);
   const SparseTensorImpl& c = sparse_coo_impl(coalesced, name.c_str());
-  const bool inplace = op.schema().is_mutable();  // self is the only tensor: it is what is written
   if (inplace && coalesced.impl() != self.impl()) {
     // self becomes its coalesced form first; the op then writes into its values.
     impl.set_members(self.sizes(), c.sparse_dim(), c.indices(), c.values(), true);
@@ -52,7 +70,7 @@ void sparse_on_dense(const OperatorHandle& op, DispatchKeySet keys, Stack* stack
   (void)keys;
   // Never in-place: the model refuses `sparse: dense` on an entry that writes self.
   IValue& arg = self_slot(op, stack);
-  arg = IValue(_to_dense_sparse_cpu(arg.to_tensor()));
+  arg = IValue(sparse_to_dense(arg.to_tensor()));
   op.call_boxed(stack);
 }
 

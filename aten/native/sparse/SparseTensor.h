@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "c10/core/SparseCsrTensorImpl.h"
 #include "c10/core/SparseTensorImpl.h"
 #include "c10/dispatch/KernelFunction.h"
 
@@ -24,6 +25,28 @@ EMBER_API Tensor _to_dense_sparse_cpu(const Tensor& self, std::optional<ScalarTy
 /// coordinates of the non-zero elements (of the rows with any non-zero, when hybrid),
 /// coalesced.
 EMBER_API Tensor _to_sparse_cpu(const Tensor& self, std::optional<int64_t> sparse_dim = std::nullopt);
+
+/// A sparse compressed tensor (layout sparse_csr or sparse_csc) of `size` over
+/// compressed_indices [*batch, n_major + 1], plain_indices [*batch, nnz] (int32 or int64)
+/// and values [*batch, nnz, *dense], after checking shapes, dtypes, the compressed rows and
+/// every plain index (Note [Sparse invariants]); with check_invariants, also that the plain
+/// indices are sorted and unique along each line. A ValueError otherwise, naming `op`.
+EMBER_API Tensor make_sparse_compressed(const Tensor& compressed_indices, const Tensor& plain_indices,
+                                        const Tensor& values, IntArrayRef size, Layout layout,
+                                        bool check_invariants, const char* op);
+/// The compressed tensor with like's indices and other values (of the same sizes).
+EMBER_API Tensor compressed_with_values(const Tensor& like, const Tensor& values, const char* op);
+/// A compressed tensor as COO over its batch and sparse dims (coalesced when it is canonical CSR).
+EMBER_API Tensor compressed_to_coo(const Tensor& self);
+/// A COO tensor of at least 2 sparse dims as `layout` (the last two sparse dims compressed,
+/// those before them batch dims), with indices of index_dtype (int32 or int64).
+EMBER_API Tensor coo_to_compressed(const Tensor& self, Layout layout, ScalarType index_dtype, const char* op);
+/// Any tensor (strided, COO, CSR, CSC) as `layout` (sparse_csr or sparse_csc); dense_dim
+/// for a strided self (0 by default).
+EMBER_API Tensor to_sparse_compressed(const Tensor& self, Layout layout, std::optional<int64_t> dense_dim,
+                                      const char* op);
+/// The strided tensor a sparse tensor of any layout stands for.
+EMBER_API Tensor sparse_to_dense(const Tensor& self);
 
 /// The SparseCPU kernel of every op declared `sparse: values` in the YAML (Note [Sparse on
 /// values], codegen/model.py): the op on self's coalesced values, with self's pattern.
