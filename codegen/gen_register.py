@@ -233,9 +233,7 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
             if "Meta" not in dispatch:
                 structured_wrappers(f, delegates[f.name], "Meta", None, key_file("Meta"))
             continue
-        if f.structured_delegate:
-            continue
-        for key, kernel in f.dispatch:
+        for key, kernel in f.dispatch:  # (a structured_delegate's: its layout keys only)
             ret, ps = kernel_signature(s)
             if key == "BackendSelect":
                 ps = ["DispatchKeySet keys"] + ps

@@ -22,6 +22,9 @@ DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "MkldnnCPU", "SparseCPU",
                  "AutogradOther", "AutogradCPU", "AutogradCUDA", "AutogradPrivateUse1", "Tracer",
                  "AutocastCPU", "Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
+# The backend keys of the non-strided layouts (Note [Layout keys], c10/core/DispatchKey.h).
+LAYOUT_KEYS = ("SparseCPU", "SparseCsrCPU", "MkldnnCPU")
+
 KNOWN_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "meta", "doc",
               "autograd", "device_check", "python_module", "cpp_no_default_args", "sparse")
 
@@ -29,9 +32,14 @@ KNOWN_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate
 # elementwise, self the only tensor): on a sparse COO self it is the op applied to the
 # coalesced values, on the same pattern. Codegen registers one generic boxed kernel for it
 # at SparseCPU (aten/native/sparse/SparseOnValues.cpp), so no op has a sparse copy of its own.
-# `sparse: dense` declares one that is not (exp(0) == 1): on a sparse self it is the op on
-# self's dense form, and the result is strided (also one generic kernel).
-SPARSE_MODES = ("values", "dense")
+# `sparse: dense` declares one that is not (exp(0) == 1): on sparse arguments it is the op on
+# their dense forms, and the result is strided (also one generic kernel; any tensor arguments,
+# so comparisons of two tensors, where and masked_fill take it too). `sparse: probe` declares
+# an op whose zero-preservation depends on its other arguments (gt(x, 0.5), pow(x, 2),
+# clamp): the kernel runs it on a zero of self's dtype first and acts on the values when
+# the result is zero, on the dense form otherwise. The same kernels serve every sparse
+# layout (SparseCPU and SparseCsrCPU).
+SPARSE_MODES = ("values", "dense", "probe")
 
 # `autograd: not_implemented` (recorded; backward raises) and `autograd: non_differentiable`
 # (outputs never require grad) stand in for formulas; stored as {AUTOGRAD_MARKER_KEY: marker}.
@@ -313,9 +321,10 @@ def _entry(path: Path, item) -> NativeFunction:
     if structured and not schema.is_out:
         raise ModelError(f"{loc}: a structured kernel is the out= overload; its schema needs a "
                          f"keyword-only 'Tensor(a!) out'")
-    if delegate and dispatch:
-        raise ModelError(f"{loc}: a structured_delegate takes its kernels from '{delegate}'; "
-                         f"remove 'dispatch'")
+    if delegate and any(k not in LAYOUT_KEYS for k, _ in dispatch):
+        # The layout keys' kernels are not structured (a sparse result has no meta function).
+        raise ModelError(f"{loc}: a structured_delegate takes its kernels from '{delegate}'; only the "
+                         f"layout keys ({', '.join(LAYOUT_KEYS)}) may name kernels of their own")
     for a in schema.arguments:
         if a.kwarg_only and a.type.is_tensor and a.name.startswith("out") and not a.type.is_mutable:
             raise ModelError(f"{loc}: out= argument '{a.name}' must be annotated Tensor(a!)")
@@ -359,13 +368,15 @@ def _entry(path: Path, item) -> NativeFunction:
             raise ModelError(f"{loc}: 'sparse: {sparse}' is not a sparse mode; expected one of "
                              f"{', '.join(SPARSE_MODES)}")
         tensors = [a for a in schema.arguments if a.type.is_tensor]
-        if (schema.is_out or not schema.arguments or schema.arguments[0].name != "self"
-                or len(tensors) != 1 or len(schema.returns) != 1 or not schema.returns[0].type.is_tensor):
+        self_only = sparse == "dense" or len(tensors) == 1  # dense: every tensor argument densified
+        if (schema.is_out or not schema.arguments or not self_only
+                or (sparse != "dense" and schema.arguments[0].name != "self")
+                or len(schema.returns) != 1 or not schema.returns[0].type.is_tensor):
             raise ModelError(f"{loc}: 'sparse: {sparse}' needs `self` as the only tensor argument and one "
                              f"tensor return (not an out= overload); '{schema.full_name}' has neither")
-        if sparse == "dense" and schema.arguments[0].type.is_mutable:
-            raise ModelError(f"{loc}: 'sparse: dense' gives a strided result, which cannot be written into "
-                             f"a sparse self; declare it on the out-of-place form only")
+        if sparse in ("dense", "probe") and any(a.type.is_mutable for a in schema.arguments):
+            raise ModelError(f"{loc}: 'sparse: {sparse}' can give a strided result, which cannot be written "
+                             f"into a sparse self; declare it on the out-of-place form only")
     if not dispatch and not delegate:
         # As in PyTorch: no dispatch means a CompositeImplicitAutograd kernel named after the op.
         dispatch = [("CompositeImplicitAutograd", schema.name)]

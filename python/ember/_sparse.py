@@ -230,3 +230,9 @@ def install(Tensor) -> None:
         setattr(Tensor, name, fn)
     for name in __all__:
         setattr(ember, name, globals()[name])
+    ember.spmm = spmm
+
+
+def spmm(input, mat2):
+    """torch.spmm: the matrix product of a sparse (or dense) input and a dense mat2."""
+    return ember.mm(input, mat2)

@@ -238,7 +238,7 @@ BAD = [
     ("delegate with dispatch",
      "- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n  dispatch:\n    CPU: k\n"
      "- func: f(Tensor self) -> Tensor\n  structured_delegate: f.out\n  dispatch:\n    CPU: k2\n", 5,
-     "remove 'dispatch'"),
+     "only the layout keys (SparseCPU, SparseCsrCPU, MkldnnCPU) may name kernels of their own"),
     ("unknown variant", "- func: f(Tensor self) -> Tensor\n  variants: function, methd\n", 1, "unknown variant 'methd'"),
     ("method without self", "- func: f(Tensor x) -> Tensor\n  variants: method\n", 1,
      "a method variant needs an argument named 'self'"),
@@ -270,13 +270,15 @@ BAD = [
     ("cpp_no_default_args not a list", "- func: f(Tensor self, int dim=0) -> Tensor\n"
      "  cpp_no_default_args: dim\n", 1, "'cpp_no_default_args' must be a list of argument names"),
     ("unknown sparse mode", "- func: f(Tensor self) -> Tensor\n  sparse: value\n", 1,
-     "'sparse: value' is not a sparse mode; expected one of values, dense"),
+     "'sparse: value' is not a sparse mode; expected one of values, dense, probe"),
     ("sparse: values on a binary op", "- func: f(Tensor self, Tensor other) -> Tensor\n  sparse: values\n", 1,
      "'sparse: values' needs `self` as the only tensor argument"),
     ("sparse: dense on an out= op", "- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
      "  sparse: dense\n  dispatch:\n    CPU: k\n", 1, "(not an out= overload)"),
     ("sparse: dense on an in-place op", "- func: f_(Tensor(a!) self) -> Tensor(a!)\n  sparse: dense\n"
-     "  dispatch:\n    CPU: k\n", 1, "'sparse: dense' gives a strided result"),
+     "  dispatch:\n    CPU: k\n", 1, "'sparse: dense' can give a strided result"),
+    ("sparse: probe on a binary op", "- func: f(Tensor self, Tensor other) -> Tensor\n  sparse: probe\n", 1,
+     "'sparse: probe' needs `self` as the only tensor argument"),
 ]
 
 

@@ -54,12 +54,6 @@ CompressedNames names_of(Layout l) {
 // 0 when the compressed dim is the rows (CSR), 1 when it is the columns (CSC).
 int64_t major_offset(Layout l) { return l == Layout::SparseCsr ? 0 : 1; }
 
-int64_t product(IntArrayRef s, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= s[i];
-  return p;
-}
-
 template <class F>
 decltype(auto) dispatch_index(ScalarType t, F&& f) {
   if (t == ScalarType::Int) return f(TypeTag<int32_t>{});
@@ -152,7 +146,7 @@ Tensor make_sparse_compressed(const Tensor& compressed_in, const Tensor& plain_i
                     compressed_in.sizes()[B]);
   const Tensor compressed = compressed_in.contiguous();
   const Tensor plain = plain_in.contiguous();
-  const int64_t nb = product(batch, 0, B);
+  const int64_t nb = size_product(batch, 0, B);
   const bool canonical = dispatch_index(it, [&](auto tag) {
     using I = typename decltype(tag)::type;
     return check_compressed_indices<I>(compressed, plain, nb, n_major, n_minor, nnz, layout, op);
@@ -178,7 +172,7 @@ Tensor compressed_to_coo(const Tensor& self) {
   const SparseCsrTensorImpl& s = sparse_compressed_impl(self, "to_sparse");
   const IntArrayRef size = self.sizes();
   const auto B = static_cast<size_t>(s.batch_dim());
-  const int64_t nb = product(size, 0, B);
+  const int64_t nb = size_product(size, 0, B);
   const int64_t nnz = s.nnz();
   const bool csr = self.layout() == Layout::SparseCsr;
   const int64_t n_major = size[B + (csr ? 0 : 1)];
@@ -240,7 +234,7 @@ Tensor coo_to_compressed(const Tensor& self, Layout layout, ScalarType index_dty
   const SparseTensorImpl& s = sparse_coo_impl(c, op);
   const Tensor idx = s.indices().contiguous();
   const int64_t total = s.nnz();
-  const int64_t nb = product(size, 0, B);
+  const int64_t nb = size_product(size, 0, B);
   const int64_t n_major = size[B + (csr ? 0 : 1)];
   const int64_t* ip = idx.data_ptr<int64_t>();
   // Entries are sorted by (batch..., major, minor): each batch's entries are one run.

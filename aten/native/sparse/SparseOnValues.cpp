@@ -8,10 +8,13 @@
 // strided, as the issue asks (torch has no kernel for most of them). Both kernels take every
 // sparse layout: on CSR and CSC the values are the same kind of member.
 #include <string>
+#include <vector>
 
 #include "aten/native/sparse/SparseTensor.h"
 #include "c10/dispatch/OperatorHandle.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/ne.h"
+#include "ember/generated/ops/zeros.h"
 
 namespace ember::native {
 namespace {
@@ -68,10 +71,38 @@ void sparse_on_values(const OperatorHandle& op, DispatchKeySet keys, Stack* stac
 
 void sparse_on_dense(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
   (void)keys;
-  // Never in-place: the model refuses `sparse: dense` on an entry that writes self.
-  IValue& arg = self_slot(op, stack);
-  arg = IValue(sparse_to_dense(arg.to_tensor()));
+  // Never in-place: the model refuses `sparse: dense` on an entry that writes an argument.
+  const size_t nargs = op.schema().arguments.size();
+  for (size_t i = stack->size() - nargs; i < stack->size(); ++i) {
+    IValue& v = (*stack)[i];
+    if (v.is_tensor()) {
+      const Tensor t = v.to_tensor();
+      if (t.defined() && t.layout() != Layout::Strided) v = IValue(sparse_to_dense(t));
+    } else if (v.is_tensor_list()) {
+      std::vector<Tensor> ts = v.to_tensor_list();
+      for (Tensor& t : ts) {
+        if (t.defined() && t.layout() != Layout::Strided) t = sparse_to_dense(t);
+      }
+      v = IValue(std::move(ts));
+    }
+  }
   op.call_boxed(stack);
+}
+
+void sparse_on_probe(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
+  // The op on a 0-d zero of self's dtype, the other arguments as given: a zero result means
+  // the op keeps zeros for these arguments (Note [Sparse on values]).
+  const size_t nargs = op.schema().arguments.size();
+  EMBER_CHECK(stack->size() >= nargs, op.name().str(), "(): the stack holds fewer values than the op's arguments");
+  Stack probe(stack->end() - static_cast<std::ptrdiff_t>(nargs), stack->end());
+  const Tensor self = probe[0].to_tensor();
+  probe[0] = IValue(ember::zeros({}, TensorOptions().dtype(self.dtype())));
+  op.call_boxed(&probe);
+  const Tensor at_zero = probe.back().to_tensor();
+  const bool keeps_zero = at_zero.defined() && at_zero.numel() == 1 &&
+                          !ember::ne(at_zero, Scalar(0)).item<bool>();
+  if (keeps_zero) sparse_on_values(op, keys, stack);
+  else sparse_on_dense(op, keys, stack);
 }
 
 }  // namespace ember::native

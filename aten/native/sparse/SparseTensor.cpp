@@ -74,6 +74,18 @@ Tensor coo_unravel(const Tensor& lin, IntArrayRef size, int64_t sparse_dim) {
   return indices;
 }
 
+}  // namespace
+
+Tensor sparse_linear_index(const Tensor& indices, IntArrayRef size, int64_t sparse_dim) {
+  return coo_linear_index(indices, size, sparse_dim);
+}
+
+Tensor sparse_unravel(const Tensor& lin, IntArrayRef size, int64_t sparse_dim) {
+  return coo_unravel(lin, size, sparse_dim);
+}
+
+namespace {
+
 int64_t sparse_product(IntArrayRef s, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end; ++i) p *= s[i];

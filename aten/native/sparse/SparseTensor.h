@@ -10,6 +10,15 @@
 
 namespace ember::native {
 
+/// Whether l is a sparse layout (COO, CSR or CSC).
+inline bool is_sparse_layout(Layout l) { return l == Layout::Sparse || is_sparse_compressed(l); }
+/// The product of s[begin:end].
+inline int64_t size_product(IntArrayRef s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= s[i];
+  return p;
+}
+
 /// A sparse COO tensor of `size` over int64 `indices` [sparse_dim, nnz] and `values`
 /// [nnz, dense sizes...] (shared, not copied), after checking shapes, dtypes and that every
 /// coordinate lies in [0, size[d]) (Note [Sparse invariants]; a ValueError otherwise, naming `op`).
@@ -54,5 +63,13 @@ EMBER_API void sparse_on_values(const OperatorHandle& op, DispatchKeySet keys, S
 /// The SparseCPU kernel of every op declared `sparse: dense` (f(0) != 0): the op on self's
 /// dense form; the result is strided.
 EMBER_API void sparse_on_dense(const OperatorHandle& op, DispatchKeySet keys, Stack* stack);
+/// The kernel of every op declared `sparse: probe`: the op on a zero of self's dtype (the
+/// other arguments as given) decides: sparse_on_values when it gives zero, else sparse_on_dense.
+EMBER_API void sparse_on_probe(const OperatorHandle& op, DispatchKeySet keys, Stack* stack);
+/// lin[k] = sum_d indices[d][k] * stride_d over the row-major strides of the first
+/// sparse_dim sizes (int64 [nnz]).
+EMBER_API Tensor sparse_linear_index(const Tensor& indices, IntArrayRef size, int64_t sparse_dim);
+/// The coordinates [sparse_dim, n] of row-major linear indices (sparse_linear_index's inverse).
+EMBER_API Tensor sparse_unravel(const Tensor& lin, IntArrayRef size, int64_t sparse_dim);
 
 }  // namespace ember::native
