@@ -48,7 +48,11 @@ Tensor copy_obeying_layout(const Tensor& grad, const Tensor& variable, bool dens
 
 void AccumulateGrad::accumulate(const Tensor& variable, Tensor new_grad) {
   AutogradMeta& m = materialize_meta(variable);
-  if (!m.grad_.defined()) {
+  if (!m.grad_.defined() && variable.layout() != Layout::Strided) {
+    // A sparse leaf's gradient is a sparse tensor of its layout (Note [Sparse gradients]).
+    const bool steal = !GradMode::is_enabled() && new_grad.use_count() == 1 && !requires_grad(new_grad);
+    m.grad_ = steal ? std::move(new_grad) : new_grad.clone();
+  } else if (!m.grad_.defined()) {
     // The engine's gradient is stolen when nothing else holds it and it has the leaf's layout
     // (no copy), as PyTorch does; otherwise the leaf gets a copy of its own (with history
     // under create_graph), laid out by Note [Gradient layout].
@@ -57,7 +61,7 @@ void AccumulateGrad::accumulate(const Tensor& variable, Tensor new_grad) {
                        !requires_grad(new_grad) &&
                        (!GradLayoutPolicy::is_enforced() || obeys_layout(new_grad, variable, dense));
     m.grad_ = steal ? std::move(new_grad) : copy_obeying_layout(new_grad, variable, dense);
-  } else if (!GradMode::is_enabled()) {
+  } else if (!GradMode::is_enabled() && m.grad_.layout() == new_grad.layout()) {
     m.grad_.add_(new_grad);
   } else {
     m.grad_ = m.grad_.add(new_grad);

@@ -1,5 +1,7 @@
 #include "aten/autograd/Engine.h"
 
+#include "aten/native/sparse/SparseTensor.h"
+
 #include <atomic>
 #include <queue>
 #include <unordered_map>
@@ -34,7 +36,8 @@ void accumulate_into(Tensor& slot, Tensor&& g, bool create_graph) {
     return;
   }
   if (!g.defined()) return;
-  if (!create_graph && slot.use_count() == 1 && slot.storage().use_count() == 1 &&
+  if (!create_graph && slot.layout() == Layout::Strided && g.layout() == Layout::Strided &&
+      slot.use_count() == 1 && slot.storage().use_count() == 1 &&
       slot.sizes() == g.sizes() && slot.dtype() == g.dtype() && !requires_grad(slot)) {
     slot.add_(g);
   } else {
@@ -58,6 +61,7 @@ void validate_outputs(const Node& fn, variable_list& grads) {
       g = sum_to(g, meta.sizes);
     }
     if (g.dtype() != meta.dtype) g = g.to(meta.dtype);
+    if (g.layout() != meta.layout) g = native::sparse_gradient(g, meta.layout, meta.pattern);
     if (AnomalyMode::is_enabled() && is_floating_point(g.dtype())) {
       EMBER_CHECK(g.isnan().sum().item().to_long() == 0, "Function '", fn.name(),
                   "' returned nan values in its ", i, "th output",

@@ -1,5 +1,10 @@
 #include "aten/autograd/FunctionsManual.h"
 
+#include "aten/native/sparse/SparseTensor.h"
+#include "ember/generated/ops/_sparse_compressed_tensor_unsafe.h"
+#include "ember/generated/ops/_sparse_coo_tensor_unsafe.h"
+#include "ember/generated/ops/index.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -79,8 +84,12 @@ Tensor restore_reduced_dims(const Tensor& grad, std::optional<IntArrayRef> dims,
   return g;
 }
 
+// A sparse gradient (of a sparse op's result) made dense for the dense formulas below; the
+// engine projects their result back onto a sparse input's pattern (Note [Sparse gradients]).
+static Tensor dense_grad(const Tensor& grad) { return grad.layout() == Layout::Strided ? grad : grad._to_dense(); }
+
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dims, bool keepdim) {
-  return restore_reduced_dims(grad, dims, keepdim, static_cast<int64_t>(sizes.size())).expand(sizes);
+  return restore_reduced_dims(dense_grad(grad), dims, keepdim, static_cast<int64_t>(sizes.size())).expand(sizes);
 }
 
 Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dims, bool keepdim) {
@@ -388,7 +397,7 @@ Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef size
 }
 
 Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index) {
-  return ember::zeros(sizes, options_of(grad)).index_add(dim, index, grad);
+  return ember::zeros(sizes, options_of(grad)).index_add(dim, index, dense_grad(grad));
 }
 
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index,
@@ -646,4 +655,48 @@ Tensor index_backward(const Tensor& grad, IntArrayRef sizes, TensorList indices)
   return ember::zeros(sizes, options_of(grad)).index_put(indices, grad, true);
 }
 
+}  // namespace ember::autograd
+
+// ---- sparse (Note [Sparse gradients], aten/autograd/Node.h) ----
+namespace ember::autograd {
+
+Tensor sparse_values_backward(const Tensor& grad, const Tensor& self) {
+  if (self.layout() == Layout::Sparse) {
+    return ember::_sparse_coo_tensor_unsafe(self._indices(), grad, self.sizes(), self.is_coalesced());
+  }
+  const bool csr = self.layout() == Layout::SparseCsr;
+  return ember::_sparse_compressed_tensor_unsafe(csr ? self.crow_indices() : self.ccol_indices(),
+                                                 csr ? self.col_indices() : self.row_indices(), grad, self.sizes(),
+                                                 self.layout());
+}
+
+namespace {
+// The gradient at each coordinate column of a COO indices matrix: [nnz, dense sizes...].
+Tensor gather_at(const Tensor& grad, const Tensor& indices) {
+  const Tensor g = grad.layout() == Layout::Strided ? grad : grad._to_dense();
+  const int64_t sd = indices.sizes()[0];
+  if (sd == 0) return g.unsqueeze(0).repeat_interleave(indices.sizes()[1], 0);
+  std::vector<Tensor> rows;
+  for (int64_t d = 0; d < sd; ++d) rows.push_back(indices.select(0, d));
+  return ember::index(g, rows);
+}
+}  // namespace
+
+Tensor sparse_coo_values_backward(const Tensor& grad, const Tensor& indices) { return gather_at(grad, indices); }
+
+Tensor sparse_compressed_values_backward(const Tensor& grad, const Tensor& compressed_indices,
+                                         const Tensor& plain_indices, const Tensor& values, IntArrayRef size,
+                                         Layout layout) {
+  const Tensor pattern = native::make_sparse_compressed(compressed_indices, plain_indices, values.detach(), size,
+                                                        layout, false, "backward");
+  const Tensor coo = native::compressed_to_coo(pattern);
+  return gather_at(grad, coo._indices()).reshape(values.sizes());
+}
+
+}  // namespace ember::autograd
+
+namespace ember::autograd {
+Tensor sparse_softmax_grad(const Tensor& grad, const Tensor& result, int64_t dim, bool log) {
+  return native::sparse_softmax_backward(grad, result, dim, log);
+}
 }  // namespace ember::autograd

@@ -202,4 +202,17 @@ EMBER_API Tensor fft_r2c_backward(const Tensor& grad, const Tensor& self, IntArr
 /// _fft_c2r: the one-sided forward transform of grad, the mirrored bins counted twice.
 EMBER_API Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization);
 
+/// Note [Sparse gradients]: the gradient of a sparse tensor's values() (grad [nnz, dense...])
+/// as a sparse tensor of self's pattern and layout.
+Tensor sparse_values_backward(const Tensor& grad, const Tensor& self);
+/// The values' gradient of a COO constructor: grad at each coordinate of indices.
+Tensor sparse_coo_values_backward(const Tensor& grad, const Tensor& indices);
+/// The values' gradient of a compressed constructor: grad at each entry, in values' shape.
+Tensor sparse_compressed_values_backward(const Tensor& grad, const Tensor& compressed_indices,
+                                         const Tensor& plain_indices, const Tensor& values, IntArrayRef size,
+                                         Layout layout);
+
+/// The gradient of ember.sparse.softmax (log: log_softmax) given its sparse result.
+Tensor sparse_softmax_grad(const Tensor& grad, const Tensor& result, int64_t dim, bool log);
+
 }  // namespace ember::autograd

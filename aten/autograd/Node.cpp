@@ -1,5 +1,7 @@
 #include "aten/autograd/Node.h"
 
+#include "aten/native/sparse/SparseTensor.h"
+
 #include <algorithm>
 
 #include "aten/autograd/Variable.h"
@@ -72,7 +74,8 @@ void Node::collect_next_edges(TensorList inputs) {
 }
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
-  input_metadata_.push_back({DimVector(t.sizes()), t.dtype(), t.device()});
+  input_metadata_.push_back({DimVector(t.sizes()), t.dtype(), t.device(), t.layout(),
+                             t.layout() == Layout::Strided ? Tensor() : native::sparse_shallow_copy(t)});
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 

@@ -36,12 +36,18 @@ struct Edge {
 };
 
 /// What a gradient flowing into a node input must look like: the forward output's sizes,
-/// dtype and device. The engine sums a wider (broadcast) gradient down to these sizes and
-/// casts it to this dtype.
+/// dtype, device and layout. The engine sums a wider (broadcast) gradient down to these
+/// sizes and casts it to this dtype. Note [Sparse gradients]: for a sparse output, `pattern`
+/// is a detached tensor with its indices (shared, not copied), and a dense gradient is
+/// projected onto it (PyTorch's masked semantics: a sparse tensor's gradient is sparse on
+/// its own pattern); a sparse gradient of another layout is converted, and a sparse gradient
+/// of a strided output is made dense.
 struct InputMetadata {
   DimVector sizes;
   ScalarType dtype = ScalarType::Undefined;
   Device device = Device(DeviceType::CPU);
+  Layout layout = Layout::Strided;
+  Tensor pattern;
 };
 
 /// A backward function: takes the gradients of the forward op's outputs (its inputs) and

@@ -1,5 +1,7 @@
 #include "aten/autograd/Variable.h"
 
+#include "aten/native/sparse/SparseTensor.h"
+
 #include <algorithm>
 #include <atomic>
 
@@ -197,6 +199,12 @@ Tensor alias_with_geometry(const Tensor& t, IntArrayRef sizes, IntArrayRef strid
 
 Tensor detach(const Tensor& t) {
   if (!t.defined()) return t;
+  if (t.layout() != Layout::Strided && t.layout() != Layout::Mkldnn) {
+    // A sparse tensor has no storage to alias: a new one over the same members.
+    Tensor d = native::sparse_shallow_copy(t);
+    d.impl()->share_version_counter(*t.impl());
+    return d;
+  }
   return alias_with_geometry(t, t.sizes(), t.strides(), t.storage_offset());
 }
 

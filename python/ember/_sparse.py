@@ -32,9 +32,6 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if device is not None and ember.device(device).type != "cpu":
         raise NotImplementedError(f"sparse_coo_tensor(): sparse tensors are CPU tensors so far, "
                                   f"but got device={device!r}")
-    if requires_grad:
-        raise NotImplementedError("sparse_coo_tensor(): gradients of sparse tensors are not "
-                                  "built yet (issue 24); make the tensor, then use to_dense()")
     indices = _as_tensor(indices, "indices")
     if indices.is_floating_point() or indices.is_complex() or indices.dtype == ember.bool:
         raise TypeError(f"sparse_coo_tensor(): expected integer 'indices', but got {indices.dtype}")
@@ -52,6 +49,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     else:
         size = list(ember.Size(size))
     t = ember._sparse_coo_tensor_unsafe(indices, values, size, is_coalesced=is_coalesced)
+    if requires_grad:
+        t.requires_grad_(True)
     if check_invariants and is_coalesced:
         c = t.coalesce() if not _really_coalesced(t) else None
         if c is not None:
@@ -92,9 +91,6 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
         raise ValueError(f"{_op}(): expected layout torch.sparse_csr or torch.sparse_csc, but got {layout}")
     if device is not None and ember.device(device).type != "cpu":
         raise NotImplementedError(f"{_op}(): sparse tensors are CPU tensors so far, but got device={device!r}")
-    if requires_grad:
-        raise NotImplementedError(f"{_op}(): gradients of sparse tensors are not built yet (issue 24); "
-                                  "make the tensor, then use to_dense()")
     cname, pname = _COMPRESSED_NAMES[str(layout).split(".")[-1]]
     ci = _as_tensor(compressed_indices, cname, op=_op)
     pi = _as_tensor(plain_indices, pname, op=_op)
@@ -113,8 +109,9 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
         size = batch + pair + list(values.shape[len(batch) + 1:])
     else:
         size = list(ember.Size(size))
-    return ember._sparse_compressed_tensor_unsafe(ci, pi, values, size, layout,
-                                                  check_invariants=bool(check_invariants))
+    t = ember._sparse_compressed_tensor_unsafe(ci, pi, values, size, layout,
+                                               check_invariants=bool(check_invariants))
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None,

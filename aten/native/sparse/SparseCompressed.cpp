@@ -32,6 +32,7 @@
 #include "ember/generated/ops/col_indices_native.h"
 #include "ember/generated/ops/crow_indices_native.h"
 #include "ember/generated/ops/row_indices_native.h"
+#include "ember/generated/ops/sparse_mask_native.h"
 #include "ember/generated/ops/empty.h"
 #include "ember/generated/ops/reshape.h"
 #include "ember/generated/ops/zeros.h"
@@ -304,6 +305,30 @@ Tensor to_sparse_compressed(const Tensor& self, Layout layout, std::optional<int
 Tensor sparse_to_dense(const Tensor& self) {
   if (is_sparse_compressed(self.layout())) return _to_dense_sparse_cpu(compressed_to_coo(self));
   return _to_dense_sparse_cpu(self);
+}
+
+Tensor sparse_shallow_copy(const Tensor& t) {
+  if (t.layout() == Layout::Sparse) {
+    const SparseTensorImpl& s = sparse_coo_impl(t, "sparse_shallow_copy");
+    auto impl = make_intrusive<SparseTensorImpl>(t.device(), t.dtype());
+    impl->set_members(t.sizes(), s.sparse_dim(), s.indices(), s.values(), s.coalesced());
+    return Tensor(std::move(impl));
+  }
+  if (is_sparse_compressed(t.layout())) {
+    const SparseCsrTensorImpl& s = sparse_compressed_impl(t, "sparse_shallow_copy");
+    auto impl = make_intrusive<SparseCsrTensorImpl>(t.device(), t.dtype(), t.layout());
+    impl->set_members(t.sizes(), s.compressed_indices(), s.plain_indices(), s.values(), s.canonical());
+    return Tensor(std::move(impl));
+  }
+  return Tensor();
+}
+
+Tensor sparse_gradient(const Tensor& grad, Layout layout, const Tensor& pattern) {
+  if (layout == Layout::Strided) return is_sparse_layout(grad.layout()) ? sparse_to_dense(grad) : grad;
+  if (!is_sparse_layout(layout) || grad.layout() == layout) return grad;
+  if (grad.layout() == Layout::Strided) return sparse_mask_sparse(grad, pattern);
+  if (layout == Layout::Sparse) return compressed_to_coo(grad);
+  return to_sparse_compressed(grad, layout, std::nullopt, "backward");
 }
 
 // The YAML's kernels (native_functions.yaml, "sparse").

@@ -33,6 +33,7 @@
 #include "ember/generated/ops/mul_native.h"
 #include "ember/generated/ops/permute_native.h"
 #include "ember/generated/ops/select_native.h"
+#include "ember/generated/ops/sparse_mask_native.h"
 #include "ember/generated/ops/slice_native.h"
 #include "ember/generated/ops/sub_native.h"
 #include "ember/generated/ops/sum_native.h"
@@ -374,6 +375,42 @@ Tensor sparse_softmax_impl(const Tensor& self, int64_t dim, std::optional<Scalar
   return make_sparse_coo(s.indices(), r, self.sizes(), true, op);
 }
 }  // namespace
+
+Tensor sparse_softmax_backward(const Tensor& grad, const Tensor& output, int64_t dim, bool log) {
+  // y = softmax(x) over the groups of entries sharing every coordinate but dim's:
+  // dx = y * (g - sum_group(g * y)); for log_softmax dx = g - exp(y) * sum_group(g).
+  const Coo& y = sparse_coo_impl(output, "softmax_backward");
+  const int64_t sd = y.sparse_dim();
+  const int64_t d = wrap_dim("softmax_backward", "dim", dim, output.dim());
+  Tensor g;
+  if (grad.layout() == Layout::Strided) {
+    g = gather_dense(grad, y, output.sizes(), "softmax_backward");
+  } else {
+    const Tensor gc = sparse_mask_sparse(sparse_to_dense(grad), output);
+    g = sparse_coo_impl(gc, "softmax_backward").values();
+  }
+  const Tensor& v = y.values();
+  if (d >= sd) {
+    const int64_t vd = d - sd + 1;
+    const Tensor r = log ? ember::sub(g, ember::mul(ember::exp(v), ember::sum(g, IntArrayRef{vd}, true, std::nullopt)), Scalar(1))
+                         : ember::mul(v, ember::sub(g, ember::sum(ember::mul(g, v), IntArrayRef{vd}, true, std::nullopt), Scalar(1)));
+    return make_sparse_coo(y.indices(), r, output.sizes(), y.coalesced(), "softmax_backward");
+  }
+  if (y.nnz() == 0) return make_sparse_coo(y.indices(), g, output.sizes(), y.coalesced(), "softmax_backward");
+  std::vector<int64_t> size(output.sizes().begin(), output.sizes().end());
+  Tensor others = y.indices().clone();
+  others.select(0, d).fill_(Scalar(0));
+  auto [uniq, group, counts] = ember::_unique2(sparse_linear_index(others, size, sd), true, true, false);
+  (void)counts;
+  std::vector<int64_t> gshape(v.sizes().begin(), v.sizes().end());
+  gshape[0] = uniq.numel();
+  const Tensor src = log ? g : ember::mul(g, v);
+  const Tensor sums = ember::index_select(
+      ember::index_add(ember::zeros(gshape, TensorOptions().dtype(v.dtype())), 0, group, src), 0, group);
+  const Tensor r = log ? ember::sub(g, ember::mul(ember::exp(v), sums), Scalar(1))
+                       : ember::mul(v, ember::sub(g, sums, Scalar(1)));
+  return make_sparse_coo(y.indices(), r, output.sizes(), y.coalesced(), "softmax_backward");
+}
 
 Tensor sparse_softmax_sparse(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return sparse_softmax_impl(self, dim, dtype, false, "softmax");

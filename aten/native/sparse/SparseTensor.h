@@ -54,6 +54,14 @@ EMBER_API Tensor coo_to_compressed(const Tensor& self, Layout layout, ScalarType
 /// for a strided self (0 by default).
 EMBER_API Tensor to_sparse_compressed(const Tensor& self, Layout layout, std::optional<int64_t> dense_dim,
                                       const char* op);
+/// A new sparse tensor (no autograd state) over t's members, shared; undefined for a strided t.
+EMBER_API Tensor sparse_shallow_copy(const Tensor& t);
+/// Note [Sparse gradients] (aten/autograd/Node.h): grad made to fit an output of `layout`:
+/// a dense grad of a sparse output is projected onto `pattern` (that output's members), a
+/// sparse one of another layout converted, a sparse grad of a strided output made dense.
+EMBER_API Tensor sparse_gradient(const Tensor& grad, Layout layout, const Tensor& pattern);
+/// The gradient of _sparse_softmax (log: of _sparse_log_softmax) over dim, given its output.
+EMBER_API Tensor sparse_softmax_backward(const Tensor& grad, const Tensor& output, int64_t dim, bool log);
 /// The strided tensor a sparse tensor of any layout stands for.
 EMBER_API Tensor sparse_to_dense(const Tensor& self);
 
