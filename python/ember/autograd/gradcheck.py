@@ -1,5 +1,7 @@
 """gradcheck and gradgradcheck: gradients from backward against central finite differences,
-in float64."""
+in float64. A sparse input (COO, CSR, CSC) is checked in masked mode, as torch's masked=True:
+its variables are the elements of its values, so the gradient is compared on its pattern
+(Note [Sparse gradients], aten/autograd/Node.h)."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,15 +24,40 @@ def _outputs(func, inputs) -> tuple:
     return tuple(o for o in _as_tuple(func(*inputs)) if isinstance(o, _C.TensorBase))
 
 
+def _is_sparse(t) -> bool:
+    return t.layout != ember.strided
+
+
+def _values(t):
+    """A sparse tensor's values member (shared), whose elements are its variables."""
+    return t._values() if t.layout == ember.sparse_coo else t.values()
+
+
 def _flat(t) -> np.ndarray:
-    """A copy (an output may alias the input being perturbed)."""
-    return np.array(t.detach().numpy(), dtype=np.float64).reshape(-1)
+    """A copy (an output may alias the input being perturbed); a sparse one's dense form."""
+    t = t.detach()
+    if _is_sparse(t):
+        t = t.to_dense()
+    return np.array(t.numpy(), dtype=np.float64).reshape(-1)
+
+
+def _flat_grad(g, x) -> np.ndarray:
+    """The gradient g of input x as one row of the Jacobian: for a sparse x, g at each of its
+    entries, in the order of its values."""
+    if not _is_sparse(x):
+        return _flat(g)
+    dense = g.detach().to_dense() if _is_sparse(g) else g.detach()
+    return _flat(_values(dense.sparse_mask(x.detach())))
+
+
+def _numel(x) -> int:
+    return _values(x).numel() if _is_sparse(x) else x.numel()
 
 
 def _numerical(func, inputs, i: int, eps: float) -> list[np.ndarray]:
     """d outputs / d inputs[i] by central differences, one (out numel, in numel) matrix per output."""
     x = inputs[i]
-    view = x.detach().numpy()  # shares x's memory, strides included
+    view = (_values(x) if _is_sparse(x) else x).detach().numpy()  # shares x's memory, strides included
     n = view.size
     with ember.no_grad():
         outs0 = _outputs(func, inputs)
@@ -50,7 +77,7 @@ def _numerical(func, inputs, i: int, eps: float) -> list[np.ndarray]:
 
 def _analytical(outputs, inputs, diff_idx) -> list[list[np.ndarray]]:
     """jac[k][i]: d outputs[k] / d inputs[i] from backward, row by row."""
-    jac = [[np.zeros((o.numel(), inputs[i].numel())) for i in diff_idx] for o in outputs]
+    jac = [[np.zeros((o.numel(), _numel(inputs[i]))) for i in diff_idx] for o in outputs]
     for k, o in enumerate(outputs):
         if not o.requires_grad:
             continue
@@ -62,7 +89,7 @@ def _analytical(outputs, inputs, diff_idx) -> list[list[np.ndarray]]:
                                         retain_graph=True, allow_unused=True)
             for c, g in enumerate(grads):
                 if g is not None:
-                    jac[k][c][r, :] = _flat(g)
+                    jac[k][c][r, :] = _flat_grad(g, inputs[diff_idx[c]])
     return jac
 
 
