@@ -35,6 +35,9 @@ def import_lib(lib: str, threads: int):
     if lib == "numpy":
         import numpy
         return numpy
+    if lib == "scipy":
+        import scipy.sparse
+        return scipy.sparse
     if lib == "ember":
         import ember
         if hasattr(ember, "set_num_threads"):

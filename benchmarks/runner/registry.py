@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 # Libraries a Python case can run on; the first is the one measured against the others.
-PY_LIBS = ("ember", "torch", "numpy")
+PY_LIBS = ("ember", "torch", "numpy", "scipy")
 STREAM_KERNELS = ("copy", "triad")
 
 

@@ -65,8 +65,29 @@ int64_t grain(int64_t rows, int64_t work) {
 
 }  // namespace
 
+namespace {
+
+// out[i, j0:j0 + W * kSize] = sum_k v[k] * b[col[k], j0:...] for row i: the W registers of the
+// tile accumulate over the row's entries and are stored once (the output is written, not
+// read: no zeroing pass, no read-modify-write per entry).
+template <class T, class I, int W>
+inline void csr_row_tile(const I* cp, const I* ci, const T* v, const T* b, int64_t n, int64_t i, int64_t j0, T* oi) {
+  using V = Vectorized<T>;
+  V acc[W];
+  for (int w = 0; w < W; ++w) acc[w] = V(T(0));
+  for (I k = cp[i]; k < cp[i + 1]; ++k) {
+    const V a(v[k]);
+    const T* br = b + static_cast<int64_t>(ci[k]) * n + j0;
+    for (int w = 0; w < W; ++w) acc[w] = acc[w] + a * V::loadu(br + w * V::kSize);
+  }
+  for (int w = 0; w < W; ++w) acc[w].store(oi + j0 + w * V::kSize);
+}
+
+}  // namespace
+
 void csr_dense_mm_kernel(const Tensor& crow, const Tensor& col, const Tensor& values, const Tensor& dense,
                          const Tensor& out) {
+  // out is written whole (it need not be zeroed).
   const int64_t m = crow.numel() - 1, n = dense.sizes()[1];
   const int64_t nnz = col.numel();
   dispatch_sparse_blas(out.dtype(), "mm", [&](auto vt) {
@@ -81,7 +102,48 @@ void csr_dense_mm_kernel(const Tensor& crow, const Tensor& col, const Tensor& va
       parallel_for(0, m, grain(m, nnz * n), [&](int64_t r0, int64_t r1) {
         for (int64_t i = r0; i < r1; ++i) {
           T* oi = o + i * n;
-          for (I k = cp[i]; k < cp[i + 1]; ++k) axpy<T>(n, v[k], b + static_cast<int64_t>(ci[k]) * n, oi);
+          int64_t j = 0;
+          if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            constexpr int64_t K = Vectorized<T>::kSize;
+            for (; j + 4 * K <= n; j += 4 * K) csr_row_tile<T, I, 4>(cp, ci, v, b, n, i, j, oi);
+            for (; j + K <= n; j += K) csr_row_tile<T, I, 1>(cp, ci, v, b, n, i, j, oi);
+          }
+          for (int64_t jj = j; jj < n; ++jj) oi[jj] = T(0);
+          if (j < n) {
+            for (I k = cp[i]; k < cp[i + 1]; ++k) {
+              const T a = v[k];
+              const T* br = b + static_cast<int64_t>(ci[k]) * n;
+              for (int64_t jj = j; jj < n; ++jj) oi[jj] += a * br[jj];
+            }
+          }
+        }
+      });
+    });
+  });
+}
+
+void csc_dense_mm_kernel(const Tensor& ccol, const Tensor& row, const Tensor& values, const Tensor& dense,
+                         const Tensor& out) {
+  // out [M, N] += A @ dense for CSC A [M, K]: column k of A scatters dense row k into the
+  // rows of its entries. The threads split the columns of out, so no two write one element.
+  const int64_t k = ccol.numel() - 1, n = dense.sizes()[1];
+  const int64_t nnz = row.numel();
+  dispatch_sparse_blas(out.dtype(), "mm", [&](auto vt) {
+    using T = typename decltype(vt)::type;
+    dispatch_index_type(ccol.dtype(), [&](auto it) {
+      using I = typename decltype(it)::type;
+      const I* cp = ccol.data_ptr<I>();
+      const I* ri = row.data_ptr<I>();
+      const T* v = values.data_ptr<T>();
+      const T* b = dense.data_ptr<T>();
+      T* o = out.data_ptr<T>();
+      const int64_t block = 16;
+      const int64_t nblocks = (n + block - 1) / block;
+      parallel_for(0, nblocks, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, nnz * block)), [&](int64_t b0, int64_t b1) {
+        const int64_t j0 = b0 * block, j1 = std::min(n, b1 * block);
+        for (int64_t c = 0; c < k; ++c) {
+          const T* bc = b + c * n;
+          for (I q = cp[c]; q < cp[c + 1]; ++q) axpy<T>(j1 - j0, v[q], bc + j0, o + static_cast<int64_t>(ri[q]) * n + j0);
         }
       });
     });

@@ -9,10 +9,15 @@
 
 namespace ember::native {
 
-/// out [M, N] += A @ dense, A the CSR matrix [M, K] of crow [M + 1], col [nnz], values [nnz]
-/// and dense [K, N] contiguous, all of out's dtype. Rows run in parallel.
+/// out [M, N] = A @ dense, A the CSR matrix [M, K] of crow [M + 1], col [nnz], values [nnz]
+/// and dense [K, N] contiguous, all of out's dtype (out is written whole). Rows run in parallel.
 EMBER_DECLARE_CPU_KERNEL(void, csr_dense_mm_kernel,
                          (const Tensor& crow, const Tensor& col, const Tensor& values, const Tensor& dense,
+                          const Tensor& out))
+/// out [M, N] += A @ dense for the CSC matrix A [M, K] of ccol [K + 1], row [nnz], values;
+/// out zeroed by the caller. Column blocks of out run in parallel.
+EMBER_DECLARE_CPU_KERNEL(void, csc_dense_mm_kernel,
+                         (const Tensor& ccol, const Tensor& row, const Tensor& values, const Tensor& dense,
                           const Tensor& out))
 /// out [M, N] += dense @ A, dense [M, K] contiguous and A the CSR matrix [K, N]. Rows of
 /// dense (and out) run in parallel.

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "aten/native/DimUtils.h"
+#include "aten/native/Dispatch.h"
+#include "aten/native/Parallel.h"
 #include "aten/native/sparse/SparseTensor.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/_sparse_log_softmax_native.h"
@@ -306,6 +308,69 @@ Tensor sum_dim_sparse(const Tensor& self, std::optional<IntArrayRef> dim, bool k
     for (int64_t d : kept_rows) indices.select(0, d).copy_(s.indices().select(0, d));
   }
   return coalesce_sparse_cpu(make_sparse_coo(indices, values, out_size, false, "sum"));
+}
+
+Tensor sum_dim_sparse_csr(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                          std::optional<ScalarType> dtype) {
+  const SparseCsrTensorImpl& s = sparse_compressed_impl(self, "sum");
+  const int64_t major = self.layout() == Layout::SparseCsr ? 0 : 1;
+  if (s.batch_dim() == 0 && s.dense_dim() == 0 && dim && (*dim).size() == 1 &&
+      wrap_dim("sum", "dim", (*dim)[0], 2) == 1 - major) {
+    // Summing along the plain dim: one sum per compressed line (a CSR matrix's row sums).
+    const ScalarType rt = dtype.value_or(ember::sum(ember::zeros({0}, TensorOptions().dtype(self.dtype())),
+                                                    std::optional<ScalarType>()).dtype());
+    const Tensor v = s.values().to(TensorOptions().dtype(rt)).contiguous();
+    const int64_t lines = self.sizes()[static_cast<size_t>(major)];
+    const Tensor c = s.compressed_indices().to(TensorOptions().dtype(ScalarType::Long)).contiguous();
+    const int64_t* cp = c.data_ptr<int64_t>();
+    // out[o] for the o-th non-empty line: its position among them, by a prefix count.
+    std::vector<int64_t> slot(static_cast<size_t>(lines) + 1, 0);
+    for (int64_t i = 0; i < lines; ++i) slot[static_cast<size_t>(i) + 1] = slot[static_cast<size_t>(i)] + (cp[i + 1] > cp[i]);
+    const int64_t nonempty = slot[static_cast<size_t>(lines)];
+    Tensor sums = ember::empty({nonempty}, TensorOptions().dtype(rt));
+    Tensor where = ember::empty({nonempty}, TensorOptions().dtype(ScalarType::Long));
+    int64_t* wp = where.data_ptr<int64_t>();
+    dispatch_all_types(rt, "sum", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* vp = v.data_ptr<T>();
+      T* sp = sums.data_ptr<T>();
+      parallel_for(0, lines, std::max<int64_t>(1, lines * 16384 / std::max<int64_t>(1, s.nnz())), [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          if (cp[i + 1] == cp[i]) continue;
+          // Four partial sums: the adds do not wait on one another.
+          T a0 = T(0), a1 = T(0), a2 = T(0), a3 = T(0);
+          int64_t k = cp[i];
+          for (; k + 4 <= cp[i + 1]; k += 4) {
+            a0 = static_cast<T>(a0 + vp[k]);
+            a1 = static_cast<T>(a1 + vp[k + 1]);
+            a2 = static_cast<T>(a2 + vp[k + 2]);
+            a3 = static_cast<T>(a3 + vp[k + 3]);
+          }
+          for (; k < cp[i + 1]; ++k) a0 = static_cast<T>(a0 + vp[k]);
+          const int64_t o = slot[static_cast<size_t>(i)];
+          sp[o] = static_cast<T>(static_cast<T>(a0 + a1) + static_cast<T>(a2 + a3));
+          wp[o] = i;
+        }
+      });
+    });
+    if (keepdim) {
+      // The same compressed layout, one column (or row) wide: torch's form.
+      Tensor crow = ember::empty({lines + 1}, TensorOptions().dtype(s.compressed_indices().dtype()));
+      Tensor ones = ember::empty({lines + 1}, TensorOptions().dtype(ScalarType::Long));
+      std::copy(slot.begin(), slot.end(), ones.data_ptr<int64_t>());
+      crow.copy_(ones);
+      std::vector<int64_t> size{self.sizes()[0], self.sizes()[1]};
+      size[static_cast<size_t>(1 - major)] = 1;
+      return make_sparse_compressed(crow, ember::zeros({nonempty}, TensorOptions().dtype(crow.dtype())), sums, size,
+                                    self.layout(), false, "sum");
+    }
+    return make_sparse_coo(ember::reshape(where, {1, nonempty}), sums, {lines}, true, "sum");
+  }
+  const Tensor r = sum_dim_sparse(compressed_to_coo(self), dim, keepdim, dtype);
+  if (r.layout() == Layout::Sparse && sparse_coo_impl(r, "sum").sparse_dim() == s.batch_dim() + 2) {
+    return coo_to_compressed(r, self.layout(), s.compressed_indices().dtype(), "sum");
+  }
+  return r;
 }
 
 namespace {

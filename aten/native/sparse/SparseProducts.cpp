@@ -72,51 +72,38 @@ Csr members_of(const Tensor& csr) {
   return {s.compressed_indices(), s.plain_indices(), s.values().contiguous()};
 }
 
-// C = A @ B for CSR A [m, k] and B [k, n] (Gustavson's row by row, a dense accumulator per
-// chunk of rows); each result row's columns are sorted, so C is canonical.
+// C = A @ B for CSR A [m, k] and B [k, n]: Gustavson's, row by row.
 template <class T, class I>
 Tensor spgemm_typed(const Csr& a, const Csr& b, int64_t m, int64_t n, ScalarType dtype, ScalarType idx) {
+  // Two passes, as scipy's: count each result row's entries (a marker per column), then fill
+  // the rows in place at their offsets (a dense accumulator per thread). Rows run in parallel.
   const I* ac = a.crow.data_ptr<I>();
   const I* ai = a.col.data_ptr<I>();
   const T* av = a.values.data_ptr<T>();
   const I* bc = b.crow.data_ptr<I>();
   const I* bi = b.col.data_ptr<I>();
   const T* bv = b.values.data_ptr<T>();
-  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(m, 4 * get_num_threads()));
-  std::vector<std::vector<int64_t>> cols(static_cast<size_t>(chunks));
-  std::vector<std::vector<T>> vals(static_cast<size_t>(chunks));
   std::vector<int64_t> row_nnz(static_cast<size_t>(m) + 1, 0);
-  parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
-    std::vector<T> acc(static_cast<size_t>(n));
+  int64_t work = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    for (I ka = ac[i]; ka < ac[i + 1]; ++ka) work += bc[ai[ka] + 1] - bc[ai[ka]];
+  }
+  const int64_t grain = std::max<int64_t>(1, m * 32768 / std::max<int64_t>(1, work));
+  parallel_for(0, m, grain, [&](int64_t r0, int64_t r1) {
     std::vector<int64_t> mark(static_cast<size_t>(n), -1);
-    std::vector<int64_t> row;
-    for (int64_t c = c0; c < c1; ++c) {
-      const int64_t r0 = c * m / chunks, r1 = (c + 1) * m / chunks;
-      auto& oc = cols[static_cast<size_t>(c)];
-      auto& ov = vals[static_cast<size_t>(c)];
-      for (int64_t i = r0; i < r1; ++i) {
-        row.clear();
-        for (I ka = ac[i]; ka < ac[i + 1]; ++ka) {
-          const T x = av[ka];
-          const I r = ai[ka];
-          for (I kb = bc[r]; kb < bc[r + 1]; ++kb) {
-            const auto j = static_cast<size_t>(bi[kb]);
-            if (mark[j] != i) {
-              mark[j] = i;
-              acc[j] = x * bv[kb];
-              row.push_back(static_cast<int64_t>(j));
-            } else {
-              acc[j] += x * bv[kb];
-            }
+    for (int64_t i = r0; i < r1; ++i) {
+      int64_t count = 0;
+      for (I ka = ac[i]; ka < ac[i + 1]; ++ka) {
+        const I r = ai[ka];
+        for (I kb = bc[r]; kb < bc[r + 1]; ++kb) {
+          const auto j = static_cast<size_t>(bi[kb]);
+          if (mark[j] != i) {
+            mark[j] = i;
+            ++count;
           }
         }
-        std::sort(row.begin(), row.end());
-        for (int64_t j : row) {
-          oc.push_back(j);
-          ov.push_back(acc[static_cast<size_t>(j)]);
-        }
-        row_nnz[static_cast<size_t>(i) + 1] = static_cast<int64_t>(row.size());
       }
+      row_nnz[static_cast<size_t>(i) + 1] = count;
     }
   });
   std::partial_sum(row_nnz.begin(), row_nnz.end(), row_nnz.begin());
@@ -130,15 +117,30 @@ Tensor spgemm_typed(const Csr& a, const Csr& b, int64_t m, int64_t n, ScalarType
   for (int64_t i = 0; i <= m; ++i) cp[i] = static_cast<I>(row_nnz[static_cast<size_t>(i)]);
   I* ci = col.data_ptr<I>();
   T* cv = values.data_ptr<T>();
-  parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c) {
-      const int64_t start = row_nnz[static_cast<size_t>(c * m / chunks)];
-      const auto& oc = cols[static_cast<size_t>(c)];
-      const auto& ov = vals[static_cast<size_t>(c)];
-      for (size_t q = 0; q < oc.size(); ++q) {
-        ci[start + static_cast<int64_t>(q)] = static_cast<I>(oc[q]);
-        cv[start + static_cast<int64_t>(q)] = ov[q];
+  parallel_for(0, m, grain, [&](int64_t r0, int64_t r1) {
+    std::vector<T> acc(static_cast<size_t>(n));
+    std::vector<int64_t> mark(static_cast<size_t>(n), -1);
+    for (int64_t i = r0; i < r1; ++i) {
+      I* oc = ci + row_nnz[static_cast<size_t>(i)];
+      int64_t count = 0;
+      for (I ka = ac[i]; ka < ac[i + 1]; ++ka) {
+        const T x = av[ka];
+        const I r = ai[ka];
+        for (I kb = bc[r]; kb < bc[r + 1]; ++kb) {
+          const auto j = static_cast<size_t>(bi[kb]);
+          if (mark[j] != i) {
+            mark[j] = i;
+            acc[j] = x * bv[kb];
+            oc[count++] = static_cast<I>(j);
+          } else {
+            acc[j] += x * bv[kb];
+          }
+        }
       }
+      // Columns in the order first met, as scipy's and MKL's: the result is non-canonical,
+      // which every kernel takes (sorting each row cost more than the product).
+      T* ov = cv + row_nnz[static_cast<size_t>(i)];
+      for (int64_t q = 0; q < count; ++q) ov[q] = acc[static_cast<size_t>(oc[q])];
     }
   });
   return make_sparse_compressed(crow, col, values, {m, n}, Layout::SparseCsr, false, "mm");
@@ -178,12 +180,22 @@ Tensor mm_sparse(const Tensor& self, const Tensor& mat2) {
   const bool a_sparse = is_sparse_layout(self.layout()), b_sparse = is_sparse_layout(mat2.layout());
   if (a_sparse && b_sparse) return spgemm(self, mat2);
   const int64_t m = self.sizes()[0], n = mat2.sizes()[1];
-  Tensor out = ember::zeros({m, n}, TensorOptions().dtype(self.dtype()));
   if (a_sparse) {
     EMBER_CHECK_VALUE(mat2.layout() == Layout::Strided, "mm(): expected a strided or sparse mat2, but got ", mat2.layout());
+    if (self.layout() == Layout::SparseCsc) {
+      // CSC (a transposed CSR, as the backward of a CSR product makes): its own loop, no conversion.
+      Tensor out = ember::zeros({m, n}, TensorOptions().dtype(self.dtype()));
+      const Csr a = members_of(self);
+      EMBER_CPU_KERNEL(csc_dense_mm_kernel)(a.crow, a.col, a.values, mat2.contiguous(), out);
+      return out;
+    }
+    Tensor out = ember::empty({m, n}, TensorOptions().dtype(self.dtype()));
     const Csr a = members_of(as_csr(self, "mm"));
     EMBER_CPU_KERNEL(csr_dense_mm_kernel)(a.crow, a.col, a.values, mat2.contiguous(), out);
-  } else {
+    return out;
+  }
+  Tensor out = ember::zeros({m, n}, TensorOptions().dtype(self.dtype()));
+  {
     EMBER_CHECK_VALUE(self.layout() == Layout::Strided, "mm(): expected a strided or sparse self, but got ", self.layout());
     const Csr b = members_of(as_csr(mat2, "mm"));
     EMBER_CPU_KERNEL(dense_csr_mm_kernel)(self.contiguous(), b.crow, b.col, b.values, out);
