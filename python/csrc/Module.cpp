@@ -6,6 +6,7 @@
 #include "aten/autograd/Variable.h"
 #include "aten/native/CpuCapability.h"
 #include "aten/native/onednn/Conv.h"
+#include "aten/native/sparse/SparseTensor.h"
 #include "aten/PhiloxGenerator.h"
 #include "c10/core/Allocator.h"
 #include "c10/core/Threads.h"
@@ -134,6 +135,14 @@ PYBIND11_MODULE(_C, m) {
   }, "(live blocks, live bytes, allocations so far) of the CPU allocator.");
   m.def("_has_onednn", [] { return ember::native::onednn::available(); });
   m.def("_get_mkldnn_enabled", [] { return ember::native::onednn::enabled(); });
+  // ember.sparse.densify_fallback(): the warning goes through Python's warnings module.
+  m.def("_set_sparse_densify_fallback", [](bool on) {
+    ember::native::set_sparse_densify_fallback(on, on ? +[](const std::string& msg) {
+      pybind11::gil_scoped_acquire gil;
+      if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw pybind11::error_already_set();
+    } : nullptr);
+  });
+  m.def("_get_sparse_densify_fallback", [] { return ember::native::sparse_densify_fallback(); });
   m.def("_set_mkldnn_enabled", [](bool on) { ember::native::onednn::set_enabled(on); });
   m.def("_onednn_cached_weights", [] { return ember::native::onednn::cached_weights(); });
   m.def("_get_cpu_capability", [] { return ember::cpu_capability_name(ember::cpu_capability()); },

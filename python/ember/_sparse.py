@@ -12,6 +12,7 @@ import ember
 __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_compressed_tensor"]
 
 _COMPRESSED = None  # (sparse_csr, sparse_csc), set by install()
+_VALUES = None  # the generated values() method, set by install()
 
 
 def _as_tensor(x, what: str, dtype=None, op: str = "sparse_coo_tensor"):
@@ -190,10 +191,9 @@ def indices(self):
 def values(self):
     """A coalesced sparse tensor's values [nnz, dense sizes...] (its member, not a copy); a
     compressed tensor's [*batch, nnz, *dense]."""
-    if self.layout in _COMPRESSED:
-        return self._values()
-    _check_coalesced(self, "values")
-    return self._values()
+    if self.layout not in _COMPRESSED:
+        _check_coalesced(self, "values")
+    return _VALUES(self)
 
 
 def sparse_dim(self):
@@ -218,8 +218,9 @@ def nnz(self):
 
 
 def install(Tensor) -> None:
-    global _COMPRESSED
+    global _COMPRESSED, _VALUES
     _COMPRESSED = (ember.sparse_csr, ember.sparse_csc)
+    _VALUES = Tensor.values  # the generated (differentiable) op, before the wrapper replaces it
     methods = {"to_sparse": to_sparse, "to_dense": to_dense, "indices": indices, "values": values,
                "sparse_dim": sparse_dim, "dense_dim": dense_dim, "to_sparse_csr": to_sparse_csr,
                "to_sparse_csc": to_sparse_csc, "nnz": nnz}

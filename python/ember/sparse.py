@@ -7,7 +7,32 @@ from ember._tensor_type import legacy_types as _legacy_types
 
 globals().update(_legacy_types("ember.sparse", is_cuda=False, is_sparse=True))
 
-__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "sampled_addmm"]
+__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "sampled_addmm", "densify_fallback"]
+
+
+class densify_fallback:
+    """Within this context (on this thread), an op with no kernel for a sparse layout runs on
+    the dense forms of its sparse arguments, with a UserWarning naming the op, instead of
+    raising NotImplementedError. Its result is dense; ops that write a sparse argument still
+    raise. Usable as a decorator too."""
+
+    def __enter__(self):
+        self._prev = ember._C._get_sparse_densify_fallback()
+        ember._C._set_sparse_densify_fallback(True)
+        return self
+
+    def __exit__(self, *exc):
+        ember._C._set_sparse_densify_fallback(self._prev)
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with densify_fallback():
+                return fn(*args, **kwargs)
+        return wrapped
 
 
 def mm(mat1, mat2, reduce=None):

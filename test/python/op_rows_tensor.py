@@ -42,6 +42,73 @@ def _sparse_rows() -> list:
                         i, v, size, is_coalesced=is_coalesced, check_invariants=True)._to_dense(),
                     ember_function=lambda i, v, size, is_coalesced=None: ember._sparse_coo_tensor_unsafe(
                         i, v, size, is_coalesced=is_coalesced)._to_dense()))
+    rows += _compressed_rows()
+    return rows
+
+
+def _compressed_rows() -> list:
+    """The compressed layouts' ops and the sparse products (aten/native/sparse/): each 2-D
+    input made CSR (or CSC, COO) by the row's function in both libraries, a sparse result
+    compared dense (test_sparse_compressed.py and test_sparse_ops.py check members,
+    patterns and every layout against torch.sparse in detail). The conversions go through
+    the classes' descriptors, so a wrong-typed argument is a TypeError in both."""
+    dts = ("float32", "float64", "int64", "bool", "complex64")
+    floats = ("float32", "float64")
+    two_d = tuple(l for l in ot.LAYOUTS if l != "0-d")  # the compressed layouts are 2-D at least
+    T, E = torch.Tensor, ember._C.TensorBase
+    conv = {"csr": (T.to_sparse_csr, E._to_sparse_csr), "csc": (T.to_sparse_csc, E._to_sparse_csc)}
+    rows = []
+    for key, layout in [("_to_sparse_csr", "csr"), ("_to_sparse_csc", "csc")]:
+        tc, ec = conv[layout]
+        rows.append(Row(generic_bad=False, key=key, dtypes=dts, layouts=two_d, pools={"dense_dim": [None]},
+                        bad=[{"dense_dim": 2}],
+                        torch_function=lambda self, dense_dim=None, _c=tc: _c(self, dense_dim).to_dense(),
+                        ember_function=lambda self, dense_dim=None, _c=ec: _c(self, dense_dim)._to_dense()))
+    for key, layout in [("crow_indices", "csr"), ("col_indices", "csr"), ("ccol_indices", "csc"),
+                        ("row_indices", "csc")]:
+        tc, ec = conv[layout]
+        rows.append(Row(generic_bad=False, key=key, dtypes=dts, layouts=two_d,
+                        torch_function=lambda self, _k=key, _c=tc: getattr(_c(self), _k)().clone(),
+                        ember_function=lambda self, _k=key, _c=ec: getattr(_c(self), _k)().clone()))
+
+    def compressed(lib, cls, ci, pi, values, size, layout, check_invariants):
+        cls.clone(ci), cls.clone(pi)  # (their types only: the members are a fixed valid CSR)
+        crow, col = lib.tensor([0, 1, 3, 4]), lib.tensor([0, 1, 3, 2])
+        if lib is torch:
+            return torch.sparse_compressed_tensor(crow, col, values, size, layout=layout,
+                                                  check_invariants=check_invariants).to_dense()
+        return ember._sparse_compressed_tensor_unsafe(crow, col, values, size, layout, check_invariants)._to_dense()
+    rows.append(Row(generic_bad=False, key="_sparse_compressed_tensor_unsafe", dtypes=("float32", "float64", "int64"),
+                    arg_dtypes={"compressed_indices": ("int64",), "plain_indices": ("int64",)},
+                    shapes={"compressed_indices": (4,), "plain_indices": (4,), "values": (4,)},
+                    layouts=("contiguous",),
+                    pools={"size": [(3, 4)], "layout": [ot.Lay("sparse_csr")], "check_invariants": [False]},
+                    torch_function=lambda compressed_indices, plain_indices, values, size, layout=None,
+                    check_invariants=False: compressed(torch, T, compressed_indices, plain_indices, values, size,
+                                                       layout, check_invariants),
+                    ember_function=lambda compressed_indices, plain_indices, values, size, layout=None,
+                    check_invariants=False: compressed(ember, E, compressed_indices, plain_indices, values, size,
+                                                       layout, check_invariants)))
+    rows.append(Row(generic_bad=False, key="values", dtypes=dts, layouts=two_d,
+                    torch_function=lambda self: T.to_sparse_csr(self).values().clone(),
+                    ember_function=lambda self: E.values(E._to_sparse_csr(self)).clone()))
+    rows.append(Row(generic_bad=False, key="sparse_mask", dtypes=floats, layouts=two_d,
+                    shapes={"self": (3, 4), "mask": (3, 4)},
+                    torch_function=lambda self, mask: T.sparse_mask(self, T.to_sparse(mask)).to_dense(),
+                    ember_function=lambda self, mask: E.sparse_mask(self, E._to_sparse(mask, 2))._to_dense()))
+    rows.append(Row(generic_bad=False, key="sparse_sampled_addmm", dtypes=floats, layouts=("contiguous",),
+                    shapes={"self": (3, 4), "mat1": (3, 2), "mat2": (2, 4)}, pools={"beta": [1, 0.5], "alpha": [1, 2.0]},
+                    torch_function=lambda self, mat1, mat2, beta=1, alpha=1: torch.sparse.sampled_addmm(
+                        T.to_sparse_csr(self), mat1, mat2, beta=beta, alpha=alpha).to_dense(),
+                    ember_function=lambda self, mat1, mat2, beta=1, alpha=1: ember.sparse_sampled_addmm(
+                        E._to_sparse_csr(self), mat1, mat2, beta=beta, alpha=alpha)._to_dense()))
+    for key, tname in [("_sparse_softmax", "softmax"), ("_sparse_log_softmax", "log_softmax")]:
+        rows.append(Row(generic_bad=False, key=key, dtypes=floats, layouts=two_d,
+                        pools={"dim": [0, 1], "dtype": [None]}, bad=[{"dim": 2}],
+                        torch_function=lambda self, dim, dtype=None, _n=tname: getattr(torch.sparse, _n)(
+                            T.to_sparse(self), dim, dtype=dtype).to_dense(),
+                        ember_function=lambda self, dim, dtype=None, _k=key: getattr(ember, _k)(
+                            E._to_sparse(self, 2), dim, dtype)._to_dense()))
     return rows
 
 

@@ -326,7 +326,11 @@ Tensor sparse_shallow_copy(const Tensor& t) {
 Tensor sparse_gradient(const Tensor& grad, Layout layout, const Tensor& pattern) {
   if (layout == Layout::Strided) return is_sparse_layout(grad.layout()) ? sparse_to_dense(grad) : grad;
   if (!is_sparse_layout(layout) || grad.layout() == layout) return grad;
-  if (grad.layout() == Layout::Strided) return sparse_mask_sparse(grad, pattern);
+  // Onto the coalesced pattern: a projection that repeated a coordinate would stand for a
+  // multiple of the gradient there.
+  if (grad.layout() == Layout::Strided) {
+    return sparse_mask_sparse(grad, pattern.layout() == Layout::Sparse ? coalesce_sparse_cpu(pattern) : pattern);
+  }
   if (layout == Layout::Sparse) return compressed_to_coo(grad);
   return to_sparse_compressed(grad, layout, std::nullopt, "backward");
 }
@@ -383,11 +387,45 @@ Tensor row_indices_sparse_csr(const Tensor& self) { return member(self, Layout::
 
 namespace {
 
+// ember.sparse.densify_fallback(): per thread, with the warning Python gives.
+struct DensifyState {
+  bool on = false;
+  void (*warn)(const std::string&) = nullptr;
+};
+thread_local DensifyState tls_densify;
+
+void sparse_missing(const OperatorHandle& op, DispatchKeySet keys, Stack* stack);
+
+// Whether the op has a COO kernel of its own (not the SparseCPU fallback).
+bool has_coo_kernel(const OperatorHandle& op) {
+  const KernelFunction& k = op.entry().lookup(DispatchKey::SparseCPU);
+  return op.entry().has_kernel_for(DispatchKey::SparseCPU) && k.fn != reinterpret_cast<void*>(&sparse_missing);
+}
+
+// The op on the dense forms of its sparse arguments, with a warning (densify_fallback), or
+// the one missing-kernel error naming the op and the layout.
+void densify_or_refuse(const OperatorHandle& op, DispatchKeySet keys, Stack* stack, DispatchKey key) {
+  if (!tls_densify.on) op.entry().report_missing_kernel(key);
+  const FunctionSchema& schema = op.schema();
+  for (const Argument& a : schema.arguments) {
+    EMBER_CHECK_NOT_IMPLEMENTED(!(a.alias && a.alias->is_write), op.name().str(), "(): densify_fallback cannot run "
+                                "an op that writes its sparse argument '", a.name, "' (its result would be dense)");
+  }
+  if (tls_densify.warn) {
+    tls_densify.warn(op.name().str() + "(): no sparse kernel; running it on the dense form of its sparse "
+                     "arguments (ember.sparse.densify_fallback)");
+  }
+  sparse_on_dense(op, keys, stack);
+}
+
+void sparse_missing(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
+  densify_or_refuse(op, keys, stack, DispatchKey::SparseCPU);
+}
+
 // Note [Compressed through COO]: the SparseCsrCPU fallback.
 void compressed_through_coo(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
-  (void)keys;
   const std::string name = op.name().str();
-  if (!op.entry().has_kernel_for(DispatchKey::SparseCPU)) op.entry().report_missing_kernel(DispatchKey::SparseCsrCPU);
+  if (!has_coo_kernel(op)) return densify_or_refuse(op, keys, stack, DispatchKey::SparseCsrCPU);
   const FunctionSchema& schema = op.schema();
   const size_t nargs = schema.arguments.size();
   EMBER_CHECK(stack->size() >= nargs, name, "(): the stack holds fewer values than the op's arguments");
@@ -455,5 +493,9 @@ void compressed_through_coo(const OperatorHandle& op, DispatchKeySet keys, Stack
 }  // namespace
 
 EMBER_LIBRARY_IMPL(_, SparseCsrCPU, m) { m.fallback(CppFunction::boxed(&compressed_through_coo)); }
+EMBER_LIBRARY_IMPL(_, SparseCPU, m) { m.fallback(CppFunction::boxed(&sparse_missing)); }
+
+void set_sparse_densify_fallback(bool on, void (*warn)(const std::string&)) { tls_densify = {on, warn}; }
+bool sparse_densify_fallback() { return tls_densify.on; }
 
 }  // namespace ember::native

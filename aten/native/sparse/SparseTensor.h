@@ -3,6 +3,7 @@
 /// in SparseTensor.cpp). The YAML entries and Python API over these come next (issue 24).
 
 #include <optional>
+#include <string>
 
 #include "c10/core/SparseCsrTensorImpl.h"
 #include "c10/core/SparseTensorImpl.h"
@@ -62,6 +63,11 @@ EMBER_API Tensor sparse_shallow_copy(const Tensor& t);
 EMBER_API Tensor sparse_gradient(const Tensor& grad, Layout layout, const Tensor& pattern);
 /// The gradient of _sparse_softmax (log: of _sparse_log_softmax) over dim, given its output.
 EMBER_API Tensor sparse_softmax_backward(const Tensor& grad, const Tensor& output, int64_t dim, bool log);
+/// ember.sparse.densify_fallback(), on this thread: an op without a sparse kernel runs on the
+/// dense forms of its sparse arguments (calling `warn` with a message first) instead of
+/// raising the missing-kernel error.
+EMBER_API void set_sparse_densify_fallback(bool on, void (*warn)(const std::string&));
+EMBER_API bool sparse_densify_fallback();
 /// The strided tensor a sparse tensor of any layout stands for.
 EMBER_API Tensor sparse_to_dense(const Tensor& self);
 

@@ -47,6 +47,9 @@ def _flat_grad(g, x) -> np.ndarray:
     if not _is_sparse(x):
         return _flat(g)
     dense = g.detach().to_dense() if _is_sparse(g) else g.detach()
+    if x.layout == ember.sparse_coo:   # g at each entry's coordinate, duplicates included
+        idx = x.detach()._indices()
+        return _flat(dense[tuple(idx[d] for d in range(idx.shape[0]))])
     return _flat(_values(dense.sparse_mask(x.detach())))
 
 

@@ -46,6 +46,16 @@ class _Global:
 
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
+_GET_LAYOUT = _Global("torch.serialization", "_get_layout")
+
+
+class _Layout:
+    """A sparse layout, pickled as torch pickles one: _get_layout("torch.sparse_coo")."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
 _SIZE = _Global("torch", "Size")
 _DEVICE = _Global("torch", "device")
 _STORAGE = {name: _Global("torch", cls) for name, cls in STORAGE_TYPES.items()}
@@ -99,6 +109,25 @@ class _Pickler(pickle._Pickler):
         return None
 
     def reducer_override(self, obj):
+        if isinstance(obj, _C.TensorBase) and obj.layout in (_C.sparse_coo, _C.sparse_csr, _C.sparse_csc):
+            # As torch's Tensor.__reduce_ex__: the layout and the members (strided tensors),
+            # the same member objects in both passes (the plan places tensors by id).
+            cached = self.plan.sparse.get(id(obj))
+            if cached is not None:
+                return cached[1]
+            layout = str(obj.layout).split(".")[-1]
+            if layout == "sparse_coo":
+                data = (obj._indices(), obj._values(), obj.shape, bool(obj.is_coalesced()))
+            elif layout in ("sparse_csr", "sparse_csc"):
+                csr = layout == "sparse_csr"
+                data = (obj.crow_indices() if csr else obj.ccol_indices(),
+                        obj.col_indices() if csr else obj.row_indices(), obj.values(), obj.shape)
+            reduced = (_REBUILD_SPARSE, (_Layout(layout), tuple(d.detach() if isinstance(d, _C.TensorBase) else d
+                                                                for d in data)))
+            self.plan.sparse[id(obj)] = (obj, reduced)
+            return reduced
+        if type(obj) is _Layout:
+            return (_GET_LAYOUT, (f"torch.{obj.name}",))
         if isinstance(obj, _C.TensorBase):
             import ember.nn
             if isinstance(obj, ember.nn.Parameter):
@@ -127,6 +156,7 @@ class Plan:
         self.blobs: list = []
         self.keys: dict[int, str] = {}   # blob index -> key, in order of first use
         self.legacy = legacy
+        self.sparse: dict[int, tuple] = {}   # id -> (sparse tensor, its reduction), both passes
 
     def rebuild(self, t, requires_grad: bool):
         if self.placement is None:   # the first pass: collect

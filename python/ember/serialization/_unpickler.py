@@ -319,9 +319,32 @@ def _encode(text, encoding="utf-8"):
     return text.encode("latin1")
 
 
+def _get_layout(name):
+    """torch.serialization._get_layout: a layout from its name ("torch.sparse_coo")."""
+    short = str(name).split(".")[-1]
+    check(short in ("strided", "sparse_coo", "sparse_csr", "sparse_csc"),
+           f"the checkpoint names layout {name!r}, which ember.load does not know")
+    return getattr(ember, short)
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """torch._utils._rebuild_sparse_tensor: a sparse tensor from its members, every index
+    checked against the size (Note [Sparse invariants]: a damaged file cannot make one that
+    reads out of bounds)."""
+    if layout == ember.sparse_coo:
+        check(isinstance(data, tuple) and len(data) in (3, 4), "a sparse COO tensor's data is malformed")
+        indices, values, size = data[:3]
+        coalesced = data[3] if len(data) == 4 else None
+        return ember.sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
+    check(layout in (ember.sparse_csr, ember.sparse_csc) and isinstance(data, tuple) and len(data) == 4,
+           f"rebuilding a sparse tensor of layout {layout} is not supported")
+    compressed, plain, values, size = data
+    return ember.sparse_compressed_tensor(compressed, plain, values, size, layout=layout)
+
+
 _REBUILDERS = {_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter,
                _rebuild_parameter_with_state, _rebuild_meta_tensor_no_storage,
-               _rebuild_device_tensor_from_cpu_tensor}
+               _rebuild_device_tensor_from_cpu_tensor, _rebuild_sparse_tensor}
 
 # "module.name" as the file names it -> the object ember.load uses for it.
 _ALLOWED: dict[str, object] = {
@@ -338,15 +361,14 @@ _ALLOWED: dict[str, object] = {
     **{f"torch.cuda.{cls}": StorageType(f"torch.cuda.{cls}", name)
        for name, cls in STORAGE_TYPES.items()},
     "torch.storage.UntypedStorage": StorageType("torch.storage.UntypedStorage", None),
+    "torch.serialization._get_layout": _get_layout,
     "torch.UntypedStorage": StorageType("torch.UntypedStorage", None),
 }
 _UNSUPPORTED = {
-    "torch._utils._rebuild_sparse_tensor": "it rebuilds a sparse tensor",
     "torch._utils._rebuild_qtensor": "it rebuilds a quantized tensor",
     "torch._utils._rebuild_nested_tensor": "it rebuilds a nested tensor",
     "torch._utils._rebuild_wrapper_subclass": "it rebuilds a wrapper tensor subclass",
     "torch._utils._rebuild_device_tensor_from_numpy": "it rebuilds a tensor through numpy",
-    "torch.serialization._get_layout": "a sparse layout",
     **{f"torch.{t}": "a dtype ember does not have" for t in (
         "uint16", "uint32", "uint64", "complex32", "float8_e4m3fn", "float8_e5m2",
         "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", "qint8",
