@@ -229,6 +229,8 @@ def sparse_table(fs: list[NativeFunction], ns: str) -> str:
             return "on values (sparse result)"
         if f.sparse == "dense":
             return "on the dense form (strided result)"
+        if f.sparse == "probe":
+            return "probed: on values if f(0) == 0, else on the dense form"
         if key == "SparseCsrCPU" and "SparseCPU" in f.dispatch_keys:
             # Note [Compressed through COO] (aten/native/sparse/SparseCompressed.cpp).
             return f"through COO (`{dict(f.dispatch)['SparseCPU']}`)"
@@ -243,10 +245,10 @@ def sparse_table(fs: list[NativeFunction], ns: str) -> str:
         rows.append(f"| `{ns}::{f.name}` | " + " | ".join(cells) + " |")
     head = ["# Sparse coverage", "",
             f"Generated from native_functions.yaml ({len(fs)} overloads). Per layout: a kernel of its own, "
-            "one of the generic kernels (`sparse: values`, `sparse: dense`; Note [Sparse on values] in "
-            "codegen/model.py), the COO kernel through a conversion (Note [Compressed through COO] in "
+            "one of the generic kernels (`sparse: values`, `sparse: dense`, `sparse: probe`; Note [Sparse on "
+            "values] in codegen/model.py), the COO kernel through a conversion (Note [Compressed through COO] in "
             "aten/native/sparse/SparseCompressed.cpp), a composite, or not supported: one NotImplementedError naming the op and the "
-            "layout.", ""]
+            "layout (ember.sparse.densify_fallback() runs those on the dense form, with a warning).", ""]
     head += [f"- {name}: {counts[key]} overloads with a kernel" for name, key in SPARSE_LAYOUTS]
     head += ["", "| operator | " + " | ".join(n for n, _ in SPARSE_LAYOUTS) + " |",
              "| --- | " + " | ".join("---" for _ in SPARSE_LAYOUTS) + " |"]

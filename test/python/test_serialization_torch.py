@@ -629,9 +629,11 @@ def test_unsupported_contents_are_named(tmp_path):
     torch.save({"u": torch.ones(2, dtype=torch.uint16)}, path)
     with pytest.raises(CheckpointError, match="torch.uint16 .a dtype ember does not have"):
         ember.load(path)
-    torch.save({"s": torch.eye(2).to_sparse()}, path)
-    with pytest.raises(CheckpointError, match="_rebuild_sparse_tensor .it rebuilds a sparse"):
+    torch.save({"q": torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.quint8)}, path)
+    with pytest.raises(CheckpointError, match="_rebuild_qtensor .it rebuilds a quantized"):
         ember.load(path)
+    torch.save({"s": torch.eye(2).to_sparse()}, path)  # sparse tensors load (test_sparse_compressed.py)
+    assert ember.load(path)["s"].to_dense().tolist() == [[1.0, 0.0], [0.0, 1.0]]
     scripted = torch.jit.script(torch.nn.Linear(2, 2))
     torch.jit.save(scripted, str(path))
     with pytest.raises(CheckpointError, match="TorchScript archive"):

@@ -29,6 +29,9 @@ std::string cell(const OperatorHandle& op, DispatchKey k) {
   if (kf.fn == fn(&k_cia)) return "cia";
   if (kf.fn == fn(&k_autograd)) return "autograd";
   if (kf.fn == reinterpret_cast<void*>(&boxed_fallback)) return "fallback";
+  // aten/native/sparse/'s SparseCPU fallback: the missing-kernel error, or the op on the dense
+  // form inside ember.sparse.densify_fallback().
+  if (kf.debug.find("SparseCompressed.cpp") != std::string::npos) return "sparse fallback";
   return "unknown";
 }
 
@@ -58,26 +61,28 @@ const K kColumns[] = {K::CPU, K::CUDA, K::Meta, K::SparseCPU, K::AutogradCPU, K:
 // Autograd keys fall through by default until the autograd layer lands (DefaultFallbacks.cpp).
 const std::string ft = "fallthrough";
 const std::vector<Row> kRows = {
-    {"nothing", {}, {"missing", "missing", "missing", "missing", ft, ft, ft}},
-    {"CPU", {K::CPU}, {"cpu", "missing", "missing", "missing", ft, ft, ft}},
-    {"CPU+CUDA", {K::CPU, K::CUDA}, {"cpu", "cuda", "missing", "missing", ft, ft, ft}},
+    {"nothing", {}, {"missing", "missing", "missing", "sparse fallback", ft, ft, ft}},
+    {"CPU", {K::CPU}, {"cpu", "missing", "missing", "sparse fallback", ft, ft, ft}},
+    {"CPU+CUDA", {K::CPU, K::CUDA}, {"cpu", "cuda", "missing", "sparse fallback", ft, ft, ft}},
     // Composites fill the dense backends only; SparseCPU (a layout key) takes only its own
-    // kernels (Note [Layout keys]). A sparse tensor still meets a CIA kernel at AutogradCPU.
-    {"CEA", {K::CompositeExplicitAutograd}, {"cea", "cea", "cea", "missing", ft, ft, ft}},
-    {"CEA+CPU", {K::CompositeExplicitAutograd, K::CPU}, {"cpu", "cea", "cea", "missing", ft, ft, ft}},
-    {"CIA", {K::CompositeImplicitAutograd}, {"cia", "cia", "cia", "missing", "cia", "cia", "cia"}},
+    // kernels (Note [Layout keys]), else the sparse fallback (the missing-kernel error, or
+    // the dense form under densify_fallback). A sparse tensor still meets a CIA kernel at
+    // AutogradCPU.
+    {"CEA", {K::CompositeExplicitAutograd}, {"cea", "cea", "cea", "sparse fallback", ft, ft, ft}},
+    {"CEA+CPU", {K::CompositeExplicitAutograd, K::CPU}, {"cpu", "cea", "cea", "sparse fallback", ft, ft, ft}},
+    {"CIA", {K::CompositeImplicitAutograd}, {"cia", "cia", "cia", "sparse fallback", "cia", "cia", "cia"}},
     {"CIA+CPU", {K::CompositeImplicitAutograd, K::CPU},
-     {"cpu", "cia", "cia", "missing", ft, "cia", "cia"}},
+     {"cpu", "cia", "cia", "sparse fallback", ft, "cia", "cia"}},
     {"CIA+CEA", {K::CompositeImplicitAutograd, K::CompositeExplicitAutograd},
-     {"cea", "cea", "cea", "missing", ft, ft, ft}},
+     {"cea", "cea", "cea", "sparse fallback", ft, ft, ft}},
     {"Autograd+CPU", {K::Autograd, K::CPU},
-     {"cpu", "missing", "missing", "missing", "autograd", "autograd", "autograd"}},
+     {"cpu", "missing", "missing", "sparse fallback", "autograd", "autograd", "autograd"}},
     {"CIA+Autograd+CPU", {K::CompositeImplicitAutograd, K::Autograd, K::CPU},
-     {"cpu", "cia", "cia", "missing", "autograd", "cia", "cia"}},
+     {"cpu", "cia", "cia", "sparse fallback", "autograd", "cia", "cia"}},
     {"AutogradCPU+Autograd+CPU", {K::AutogradCPU, K::Autograd, K::CPU},
-     {"cpu", "missing", "missing", "missing", "autograd_cpu", "autograd", "autograd"}},
+     {"cpu", "missing", "missing", "sparse fallback", "autograd_cpu", "autograd", "autograd"}},
     {"CIA+CUDA", {K::CompositeImplicitAutograd, K::CUDA},
-     {"cia", "cuda", "cia", "missing", "cia", ft, "cia"}},
+     {"cia", "cuda", "cia", "sparse fallback", "cia", ft, "cia"}},
 };
 
 TEST(DispatchTablePrecedence, EveryCell) {
