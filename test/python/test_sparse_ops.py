@@ -348,3 +348,23 @@ def test_gradcheck_masked_on_sparse_inputs():
         s = sp(ember.from_numpy(a.copy()), layout).requires_grad_(True)
         w = ember.from_numpy(np.linspace(-1, 1, 6).reshape(3, 2)).requires_grad_(True)
         assert ember.autograd.gradcheck(lambda s, w: ember.mm(s, w).tanh(), (s, w), masked=True)
+
+
+DIFFERENTIABLE = [o for o in OPS if o[0] not in ("gt_scalar", "lt_scalar", "eq_tensor", "any1")]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("name,fn,kind", DIFFERENTIABLE, ids=[o[0] for o in DIFFERENTIABLE])
+def test_every_op_gradient_against_the_dense_gradient_on_the_pattern(layout, name, fn, kind):
+    """d/d(entries of a sparse leaf) of sum(op(leaf) * w): torch's gradient of the same op on
+    the dense form, at the leaf's entries (Note [Sparse gradients])."""
+    e = sp(ember.from_numpy(A2.copy()), layout).requires_grad_(True)
+    x = torch.from_numpy(A2.copy()).requires_grad_(True)
+    tr = fn(x, torch)
+    w = np.linspace(-1.0, 2.0, max(tr.numel(), 1)).reshape(tuple(tr.shape))
+    (tr.to(torch.float64) * torch.from_numpy(w)).sum().backward()
+    er = fn(e, ember)
+    er = er.to_dense() if er.layout != ember.strided else er
+    (er.to(ember.float64) * ember.from_numpy(w.copy())).sum().backward()
+    assert e.grad is not None and e.grad.layout == e.layout
+    np.testing.assert_allclose(dense_np(e.grad), x.grad.numpy() * (A2 != 0), rtol=1e-10, atol=1e-12)

@@ -57,6 +57,12 @@ void dispatch_index_type(ScalarType t, F&& f) {
   else f(TypeTag<int64_t>{});
 }
 
+// f(TypeTag<value type>, TypeTag<index type>) for the values' and the indices' dtypes.
+template <class F>
+void dispatch_blas(ScalarType values, ScalarType indices, F&& f) {
+  dispatch_sparse_blas(values, "mm", [&](auto vt) { dispatch_index_type(indices, [&](auto it) { f(vt, it); }); });
+}
+
 // Rows per parallel chunk: about 64 Ki multiply-adds each.
 int64_t grain(int64_t rows, int64_t work) {
   const int64_t per_row = std::max<int64_t>(1, work / std::max<int64_t>(rows, 1));
@@ -90,34 +96,32 @@ void csr_dense_mm_kernel(const Tensor& crow, const Tensor& col, const Tensor& va
   // out is written whole (it need not be zeroed).
   const int64_t m = crow.numel() - 1, n = dense.sizes()[1];
   const int64_t nnz = col.numel();
-  dispatch_sparse_blas(out.dtype(), "mm", [&](auto vt) {
+  dispatch_blas(out.dtype(), crow.dtype(), [&](auto vt, auto it) {
     using T = typename decltype(vt)::type;
-    dispatch_index_type(crow.dtype(), [&](auto it) {
-      using I = typename decltype(it)::type;
-      const I* cp = crow.data_ptr<I>();
-      const I* ci = col.data_ptr<I>();
-      const T* v = values.data_ptr<T>();
-      const T* b = dense.data_ptr<T>();
-      T* o = out.data_ptr<T>();
-      parallel_for(0, m, grain(m, nnz * n), [&](int64_t r0, int64_t r1) {
-        for (int64_t i = r0; i < r1; ++i) {
-          T* oi = o + i * n;
-          int64_t j = 0;
-          if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-            constexpr int64_t K = Vectorized<T>::kSize;
-            for (; j + 4 * K <= n; j += 4 * K) csr_row_tile<T, I, 4>(cp, ci, v, b, n, i, j, oi);
-            for (; j + K <= n; j += K) csr_row_tile<T, I, 1>(cp, ci, v, b, n, i, j, oi);
-          }
-          for (int64_t jj = j; jj < n; ++jj) oi[jj] = T(0);
-          if (j < n) {
-            for (I k = cp[i]; k < cp[i + 1]; ++k) {
-              const T a = v[k];
-              const T* br = b + static_cast<int64_t>(ci[k]) * n;
-              for (int64_t jj = j; jj < n; ++jj) oi[jj] += a * br[jj];
-            }
+    using I = typename decltype(it)::type;
+    const I* cp = crow.data_ptr<I>();
+    const I* ci = col.data_ptr<I>();
+    const T* v = values.data_ptr<T>();
+    const T* b = dense.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    parallel_for(0, m, grain(m, nnz * n), [&](int64_t r0, int64_t r1) {
+      for (int64_t i = r0; i < r1; ++i) {
+        T* oi = o + i * n;
+        int64_t j = 0;
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+          constexpr int64_t K = Vectorized<T>::kSize;
+          for (; j + 4 * K <= n; j += 4 * K) csr_row_tile<T, I, 4>(cp, ci, v, b, n, i, j, oi);
+          for (; j + K <= n; j += K) csr_row_tile<T, I, 1>(cp, ci, v, b, n, i, j, oi);
+        }
+        for (int64_t jj = j; jj < n; ++jj) oi[jj] = T(0);
+        if (j < n) {
+          for (I k = cp[i]; k < cp[i + 1]; ++k) {
+            const T a = v[k];
+            const T* br = b + static_cast<int64_t>(ci[k]) * n;
+            for (int64_t jj = j; jj < n; ++jj) oi[jj] += a * br[jj];
           }
         }
-      });
+      }
     });
   });
 }
@@ -128,24 +132,22 @@ void csc_dense_mm_kernel(const Tensor& ccol, const Tensor& row, const Tensor& va
   // rows of its entries. The threads split the columns of out, so no two write one element.
   const int64_t k = ccol.numel() - 1, n = dense.sizes()[1];
   const int64_t nnz = row.numel();
-  dispatch_sparse_blas(out.dtype(), "mm", [&](auto vt) {
+  dispatch_blas(out.dtype(), ccol.dtype(), [&](auto vt, auto it) {
     using T = typename decltype(vt)::type;
-    dispatch_index_type(ccol.dtype(), [&](auto it) {
-      using I = typename decltype(it)::type;
-      const I* cp = ccol.data_ptr<I>();
-      const I* ri = row.data_ptr<I>();
-      const T* v = values.data_ptr<T>();
-      const T* b = dense.data_ptr<T>();
-      T* o = out.data_ptr<T>();
-      const int64_t block = 16;
-      const int64_t nblocks = (n + block - 1) / block;
-      parallel_for(0, nblocks, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, nnz * block)), [&](int64_t b0, int64_t b1) {
-        const int64_t j0 = b0 * block, j1 = std::min(n, b1 * block);
-        for (int64_t c = 0; c < k; ++c) {
-          const T* bc = b + c * n;
-          for (I q = cp[c]; q < cp[c + 1]; ++q) axpy<T>(j1 - j0, v[q], bc + j0, o + static_cast<int64_t>(ri[q]) * n + j0);
-        }
-      });
+    using I = typename decltype(it)::type;
+    const I* cp = ccol.data_ptr<I>();
+    const I* ri = row.data_ptr<I>();
+    const T* v = values.data_ptr<T>();
+    const T* b = dense.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    const int64_t block = 16;
+    const int64_t nblocks = (n + block - 1) / block;
+    parallel_for(0, nblocks, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, nnz * block)), [&](int64_t b0, int64_t b1) {
+      const int64_t j0 = b0 * block, j1 = std::min(n, b1 * block);
+      for (int64_t c = 0; c < k; ++c) {
+        const T* bc = b + c * n;
+        for (I q = cp[c]; q < cp[c + 1]; ++q) axpy<T>(j1 - j0, v[q], bc + j0, o + static_cast<int64_t>(ri[q]) * n + j0);
+      }
     });
   });
 }
@@ -154,25 +156,23 @@ void dense_csr_mm_kernel(const Tensor& dense, const Tensor& crow, const Tensor& 
                          const Tensor& out) {
   const int64_t m = dense.sizes()[0], k = dense.sizes()[1], n = out.sizes()[1];
   const int64_t nnz = col.numel();
-  dispatch_sparse_blas(out.dtype(), "mm", [&](auto vt) {
+  dispatch_blas(out.dtype(), crow.dtype(), [&](auto vt, auto it) {
     using T = typename decltype(vt)::type;
-    dispatch_index_type(crow.dtype(), [&](auto it) {
-      using I = typename decltype(it)::type;
-      const I* cp = crow.data_ptr<I>();
-      const I* ci = col.data_ptr<I>();
-      const T* v = values.data_ptr<T>();
-      const T* a = dense.data_ptr<T>();
-      T* o = out.data_ptr<T>();
-      parallel_for(0, m, grain(m, nnz * std::max<int64_t>(m, 1)), [&](int64_t r0, int64_t r1) {
-        for (int64_t i = r0; i < r1; ++i) {
-          const T* ai = a + i * k;
-          T* oi = o + i * n;
-          for (int64_t r = 0; r < k; ++r) {
-            const T air = ai[r];
-            for (I q = cp[r]; q < cp[r + 1]; ++q) oi[ci[q]] += air * v[q];
-          }
+    using I = typename decltype(it)::type;
+    const I* cp = crow.data_ptr<I>();
+    const I* ci = col.data_ptr<I>();
+    const T* v = values.data_ptr<T>();
+    const T* a = dense.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    parallel_for(0, m, grain(m, nnz * std::max<int64_t>(m, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t i = r0; i < r1; ++i) {
+        const T* ai = a + i * k;
+        T* oi = o + i * n;
+        for (int64_t r = 0; r < k; ++r) {
+          const T air = ai[r];
+          for (I q = cp[r]; q < cp[r + 1]; ++q) oi[ci[q]] += air * v[q];
         }
-      });
+      }
     });
   });
 }

@@ -78,10 +78,13 @@ bool check_compressed_indices(const Tensor& compressed, const Tensor& plain, int
     EMBER_CHECK_VALUE(cb[n_major] == nnz, op, "(): expected ", nm.compressed, "[..., -1] == nnz (", nnz,
                       "), but got ", static_cast<int64_t>(cb[n_major]),
                       nb > 1 ? " in batch " + std::to_string(b) : std::string());
+    // The whole compressed row first: only then does every line lie within [0, nnz).
     for (int64_t i = 0; i < n_major; ++i) {
       EMBER_CHECK_VALUE(cb[i] <= cb[i + 1], op, "(): expected non-decreasing ", nm.compressed, ", but ",
                         nm.compressed, "[", i, "] = ", static_cast<int64_t>(cb[i]), " > ", nm.compressed, "[",
                         i + 1, "] = ", static_cast<int64_t>(cb[i + 1]));
+    }
+    for (int64_t i = 0; i < n_major; ++i) {
       for (I k = cb[i]; k < cb[i + 1]; ++k) {
         EMBER_CHECK_VALUE(pb[k] >= 0 && pb[k] < n_minor, op, "(): ", nm.plain, "[", static_cast<int64_t>(k),
                           "] = ", static_cast<int64_t>(pb[k]), " is out of bounds: expected 0 <= ", nm.plain,

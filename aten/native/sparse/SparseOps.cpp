@@ -756,6 +756,7 @@ Tensor clone_sparse(const Tensor& self, std::optional<MemoryFormat> memory_forma
   return make_sparse_coo(s.indices().clone(), s.values().clone(), self.sizes(), s.coalesced(), "clone");
 }
 
+// Also zeros_like's SparseCPU kernel: a sparse tensor with no entries is all zeros.
 Tensor empty_like_sparse(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                          std::optional<Device> device, std::optional<bool> pin_memory,
                          std::optional<MemoryFormat> memory_format) {
