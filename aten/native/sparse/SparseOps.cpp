@@ -317,8 +317,9 @@ Tensor sum_dim_sparse_csr(const Tensor& self, std::optional<IntArrayRef> dim, bo
   if (s.batch_dim() == 0 && s.dense_dim() == 0 && dim && (*dim).size() == 1 &&
       wrap_dim("sum", "dim", (*dim)[0], 2) == 1 - major) {
     // Summing along the plain dim: one sum per compressed line (a CSR matrix's row sums).
-    const ScalarType rt = dtype.value_or(ember::sum(ember::zeros({0}, TensorOptions().dtype(self.dtype())),
-                                                    std::optional<ScalarType>()).dtype());
+    // sum's dtype rule: integers and bool add up in int64.
+    const ScalarType rt = dtype.value_or(is_floating_point(self.dtype()) || is_complex(self.dtype())
+                                             ? self.dtype() : ScalarType::Long);
     const Tensor v = s.values().to(TensorOptions().dtype(rt)).contiguous();
     const int64_t lines = self.sizes()[static_cast<size_t>(major)];
     const Tensor c = s.compressed_indices().to(TensorOptions().dtype(ScalarType::Long)).contiguous();
@@ -356,9 +357,11 @@ Tensor sum_dim_sparse_csr(const Tensor& self, std::optional<IntArrayRef> dim, bo
     if (keepdim) {
       // The same compressed layout, one column (or row) wide: torch's form.
       Tensor crow = ember::empty({lines + 1}, TensorOptions().dtype(s.compressed_indices().dtype()));
-      Tensor ones = ember::empty({lines + 1}, TensorOptions().dtype(ScalarType::Long));
-      std::copy(slot.begin(), slot.end(), ones.data_ptr<int64_t>());
-      crow.copy_(ones);
+      if (crow.dtype() == ScalarType::Int) {
+        std::transform(slot.begin(), slot.end(), crow.data_ptr<int32_t>(), [](int64_t v) { return static_cast<int32_t>(v); });
+      } else {
+        std::copy(slot.begin(), slot.end(), crow.data_ptr<int64_t>());
+      }
       std::vector<int64_t> size{self.sizes()[0], self.sizes()[1]};
       size[static_cast<size_t>(1 - major)] = 1;
       return make_sparse_compressed(crow, ember::zeros({nonempty}, TensorOptions().dtype(crow.dtype())), sums, size,
