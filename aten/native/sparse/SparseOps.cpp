@@ -93,12 +93,11 @@ Scalar negated(const Scalar& s) {
 
 // Entries of a dense operand (broadcast to the sparse `size`) at the coordinates of s:
 // [nnz, dense sizes...].
-Tensor gather_dense(const Tensor& dense, const Coo& s, IntArrayRef size, const char* op) {
+Tensor gather_dense(const Tensor& dense, const Coo& s, IntArrayRef size) {
   const Tensor full = dense.expand(size);
   std::vector<Tensor> rows;
   for (int64_t d = 0; d < s.sparse_dim(); ++d) rows.push_back(s.indices().select(0, d));
   if (rows.empty()) return ember::reshape(full, s.values().sizes());
-  (void)op;
   return ember::index(full, rows);
 }
 
@@ -221,7 +220,7 @@ Tensor mul_sparse(const Tensor& self, const Tensor& other) {
   const Coo& s = sparse_coo_impl(sp, "mul");
   if (de.dim() == 0) return coo_with(s, a ? ember::mul(s.values(), de) : ember::mul(de, s.values()), sp.sizes(), "mul");
   check_dense_fits("mul", sp, de);
-  const Tensor g = gather_dense(de, s, sp.sizes(), "mul");
+  const Tensor g = gather_dense(de, s, sp.sizes());
   return coo_with(s, a ? ember::mul(s.values(), g) : ember::mul(g, s.values()), sp.sizes(), "mul");
 }
 
@@ -244,7 +243,7 @@ Tensor div_sparse(const Tensor& self, const Tensor& other) {
     const Coo& s = sparse_coo_impl(self, "div");
     if (other.dim() == 0) return coo_with(s, ember::div(s.values(), other), self.sizes(), "div");
     check_dense_fits("div", self, other);
-    return coo_with(s, ember::div(s.values(), gather_dense(other, s, self.sizes(), "div")), self.sizes(), "div");
+    return coo_with(s, ember::div(s.values(), gather_dense(other, s, self.sizes())), self.sizes(), "div");
   }
   // A sparse divisor divides by its zeros: the dense result.
   return ember::div(self.layout() == Layout::Strided ? self : sparse_to_dense(self),
@@ -452,7 +451,7 @@ Tensor sparse_softmax_backward(const Tensor& grad, const Tensor& output, int64_t
   const int64_t d = wrap_dim("softmax_backward", "dim", dim, output.dim());
   Tensor g;
   if (grad.layout() == Layout::Strided) {
-    g = gather_dense(grad, y, output.sizes(), "softmax_backward");
+    g = gather_dense(grad, y, output.sizes());
   } else {
     const Tensor gc = sparse_mask_sparse(sparse_to_dense(grad), output);
     g = sparse_coo_impl(gc, "softmax_backward").values();

@@ -304,7 +304,6 @@ Tensor sparse_mask_sparse(const Tensor& self, const Tensor& mask) {
   if (is_sparse_compressed(mask.layout())) {
     const SparseCsrTensorImpl& s = sparse_compressed_impl(mask, "sparse_mask");
     const Tensor coo = sparse_mask_sparse(self, compressed_to_coo(mask));
-    (void)s;
     // The COO entries follow the compressed order, so its values are the compressed values.
     std::vector<int64_t> vshape(s.values().sizes().begin(), s.values().sizes().end());
     return compressed_with_values(mask, ember::reshape(sparse_coo_impl(coo, "sparse_mask").values(), vshape),
