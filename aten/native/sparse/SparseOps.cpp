@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "aten/native/DimUtils.h"
@@ -298,13 +299,15 @@ Tensor sum_dim_sparse(const Tensor& self, std::optional<IntArrayRef> dim, bool k
     Tensor out = ember::sum(values, IntArrayRef{0}, false, std::nullopt);
     return ember::reshape(out, out_size);
   }
-  Tensor idx_rows = ember::empty({static_cast<int64_t>(kept_rows.size())}, TensorOptions().dtype(ScalarType::Long));
-  std::copy(kept_rows.begin(), kept_rows.end(), idx_rows.data_ptr<int64_t>());
-  Tensor indices = ember::index_select(s.indices(), 0, idx_rows);
+  Tensor indices;
   if (keepdim) {
     // Reduced sparse dims stay, of size 1, coordinate 0.
     indices = ember::zeros({sd, s.nnz()}, TensorOptions().dtype(ScalarType::Long));
     for (int64_t d : kept_rows) indices.select(0, d).copy_(s.indices().select(0, d));
+  } else {
+    Tensor rows = ember::empty({static_cast<int64_t>(kept_rows.size())}, TensorOptions().dtype(ScalarType::Long));
+    std::copy(kept_rows.begin(), kept_rows.end(), rows.data_ptr<int64_t>());
+    indices = ember::index_select(s.indices(), 0, rows);
   }
   return coalesce_sparse_cpu(make_sparse_coo(indices, values, out_size, false, "sum"));
 }
@@ -402,6 +405,16 @@ Tensor mean_dim_sparse(const Tensor& self, std::optional<IntArrayRef> dim, bool 
 // ---- softmax over the specified entries (torch.sparse.softmax: unspecified ones are -inf) ----
 
 namespace {
+// The softmax groups of a coalesced COO tensor over sparse dim d: entries that differ only in
+// coordinate d form one group. Returns each entry's group id and the number of groups.
+std::pair<Tensor, int64_t> softmax_groups(const Coo& s, IntArrayRef size, int64_t d) {
+  Tensor others = s.indices().clone();
+  others.select(0, d).fill_(Scalar(0));
+  auto [uniq, group, counts] = ember::_unique2(sparse_linear_index(others, size, s.sparse_dim()), true, true, false);
+  (void)counts;
+  return {group, uniq.numel()};
+}
+
 Tensor sparse_softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log, const char* op) {
   const Tensor c = coalesce_sparse_cpu(self);
   const Coo& s = sparse_coo_impl(c, op);
@@ -419,14 +432,7 @@ Tensor sparse_softmax_impl(const Tensor& self, int64_t dim, std::optional<Scalar
     return make_sparse_coo(s.indices(), r, self.sizes(), true, op);
   }
   if (s.nnz() == 0) return make_sparse_coo(s.indices(), v, self.sizes(), true, op);
-  // Entries that differ only in coordinate d form one group: their linear index with d zeroed.
-  std::vector<int64_t> size(self.sizes().begin(), self.sizes().end());
-  Tensor others = s.indices().clone();
-  others.select(0, d).fill_(Scalar(0));
-  const Tensor key = sparse_linear_index(others, size, sd);
-  auto [uniq, group, counts] = ember::_unique2(key, true, true, false);
-  (void)counts;
-  const int64_t ng = uniq.numel();
+  const auto [group, ng] = softmax_groups(s, self.sizes(), d);
   std::vector<int64_t> gshape(v.sizes().begin(), v.sizes().end());
   gshape[0] = ng;
   std::vector<int64_t> ishape(static_cast<size_t>(v.dim()), 1);
@@ -464,13 +470,9 @@ Tensor sparse_softmax_backward(const Tensor& grad, const Tensor& output, int64_t
     return make_sparse_coo(y.indices(), r, output.sizes(), y.coalesced(), "softmax_backward");
   }
   if (y.nnz() == 0) return make_sparse_coo(y.indices(), g, output.sizes(), y.coalesced(), "softmax_backward");
-  std::vector<int64_t> size(output.sizes().begin(), output.sizes().end());
-  Tensor others = y.indices().clone();
-  others.select(0, d).fill_(Scalar(0));
-  auto [uniq, group, counts] = ember::_unique2(sparse_linear_index(others, size, sd), true, true, false);
-  (void)counts;
+  const auto [group, ng] = softmax_groups(y, output.sizes(), d);
   std::vector<int64_t> gshape(v.sizes().begin(), v.sizes().end());
-  gshape[0] = uniq.numel();
+  gshape[0] = ng;
   const Tensor src = log ? g : ember::mul(g, v);
   const Tensor sums = ember::index_select(
       ember::index_add(ember::zeros(gshape, TensorOptions().dtype(v.dtype())), 0, group, src), 0, group);

@@ -147,15 +147,22 @@ Tensor spgemm_typed(const Csr& a, const Csr& b, int64_t m, int64_t n, ScalarType
 }
 
 Tensor spgemm(const Tensor& self, const Tensor& mat2) {
-  Tensor a = as_csr(self, "mm"), b = as_csr(mat2, "mm");
+  const Tensor a = as_csr(self, "mm"), b = as_csr(mat2, "mm");
   const SparseCsrTensorImpl& sa = sparse_compressed_impl(a, "mm");
   const SparseCsrTensorImpl& sb = sparse_compressed_impl(b, "mm");
   // One index dtype for both: int32 only when both are.
   const ScalarType idx = sa.compressed_indices().dtype() == ScalarType::Int && sb.compressed_indices().dtype() == ScalarType::Int
                              ? ScalarType::Int : ScalarType::Long;
-  if (sa.compressed_indices().dtype() != idx) a = coo_to_compressed(compressed_to_coo(a), Layout::SparseCsr, idx, "mm");
-  if (sb.compressed_indices().dtype() != idx) b = coo_to_compressed(compressed_to_coo(b), Layout::SparseCsr, idx, "mm");
-  const Csr ma = members_of(a), mb = members_of(b);
+  // int32 and int64 operands meet in int64: the index members widened, nothing else redone.
+  auto widened = [&](const Tensor& t) {
+    Csr m = members_of(t);
+    if (m.crow.dtype() != idx) {
+      m.crow = m.crow.to(TensorOptions().dtype(idx));
+      m.col = m.col.to(TensorOptions().dtype(idx));
+    }
+    return m;
+  };
+  const Csr ma = widened(a), mb = widened(b);
   const int64_t m = self.sizes()[0], n = mat2.sizes()[1];
   Tensor c;
   dispatch_all_types(self.dtype(), "mm", [&](auto vt) {
