@@ -1,13 +1,15 @@
-"""ember.sparse, as torch.sparse: mm, addmm, sum, softmax, log_softmax, sampled_addmm and the
-legacy constructors ember.sparse.FloatTensor & co. (ember/_tensor_type.py). The constructors
-and the Tensor methods of sparse tensors are in ember/_sparse.py; the kernels under
-aten/native/sparse/ (the coverage table is the build's generated/sparse.md)."""
+"""ember.sparse, as torch.sparse: mm, addmm, sum, softmax, log_softmax, sampled_addmm, the
+legacy constructors ember.sparse.FloatTensor & co. (ember/_tensor_type.py), and from_scipy /
+to_scipy (scipy.sparse interop, which torch lacks). The constructors and the Tensor methods of
+sparse tensors are in ember/_sparse.py; the kernels under aten/native/sparse/ (the coverage
+table is the build's generated/sparse.md)."""
 import ember
 from ember._tensor_type import legacy_types as _legacy_types
 
 globals().update(_legacy_types("ember.sparse", is_cuda=False, is_sparse=True))
 
-__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "sampled_addmm", "densify_fallback"]
+__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "sampled_addmm", "densify_fallback", "from_scipy",
+           "to_scipy"]
 
 
 class densify_fallback:
@@ -80,3 +82,76 @@ def sampled_addmm(input, mat1, mat2, *, beta=1.0, alpha=1.0, out=None):
     if out is not None:
         raise NotImplementedError("sparse.sampled_addmm(): out= is not supported")
     return r
+
+
+# scipy.sparse interop. torch has no such helpers (its users build from indptr/indices/data by
+# hand); the conversions copy, so neither side sees the other's later writes.
+_SCIPY_FORMATS = {"coo": "sparse_coo", "csr": "sparse_csr", "csc": "sparse_csc"}
+
+
+def from_scipy(matrix, *, layout=None, dtype=None, requires_grad=False, check_invariants=None):
+    """An Ember sparse tensor with the entries of a scipy.sparse matrix or array.
+
+    A COO, CSR or CSC input keeps its layout (COO duplicates are kept, uncoalesced, as scipy
+    keeps them); other formats (BSR, LIL, DOK, DIA) become CSR. `layout=` picks the result's
+    layout instead (ember.sparse_coo, sparse_csr, sparse_csc or strided). CSR and CSC keep
+    scipy's index dtype (int32 or int64); COO indices are int64, as torch's."""
+    try:
+        import scipy.sparse as sp
+    except ImportError as e:  # pragma: no cover - scipy is in the venv
+        raise ImportError("sparse.from_scipy(): needs scipy") from e
+    if not sp.issparse(matrix):
+        raise TypeError(f"sparse.from_scipy(): expected a scipy.sparse matrix or array, but got "
+                        f"{type(matrix).__name__}")
+    if matrix.ndim != 2:
+        raise ValueError(f"sparse.from_scipy(): expected a 2-D scipy.sparse input, but got {matrix.ndim}-D")
+    fmt = matrix.format if matrix.format in _SCIPY_FORMATS else "csr"
+    if fmt != matrix.format:
+        matrix = matrix.tocsr()
+    shape = list(matrix.shape)
+    if fmt == "coo":
+        import numpy as np
+        idx = np.stack([np.asarray(matrix.row, dtype=np.int64), np.asarray(matrix.col, dtype=np.int64)])
+        t = ember.sparse_coo_tensor(ember.tensor(idx), ember.tensor(matrix.data, dtype=dtype), shape,
+                                    check_invariants=check_invariants)
+    else:
+        make = ember.sparse_csr_tensor if fmt == "csr" else ember.sparse_csc_tensor
+        t = make(ember.tensor(matrix.indptr), ember.tensor(matrix.indices),
+                 ember.tensor(matrix.data, dtype=dtype), shape, check_invariants=check_invariants)
+    if layout is not None and layout != t.layout:
+        t = t.to_dense() if layout == ember.strided else t.to_sparse(layout=layout)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def to_scipy(tensor, format=None):  # noqa: A002 (scipy's word)
+    """The scipy.sparse array (coo_array, csr_array or csc_array) with tensor's entries.
+
+    A COO tensor gives a coo_array (its duplicates kept), CSR a csr_array, CSC a csc_array and a
+    strided one a csr_array; format= ('coo', 'csr', 'csc') picks another. Only 2-D tensors
+    without batch or dense dims have a scipy form."""
+    import scipy.sparse as sp
+    if not isinstance(tensor, ember.Tensor):
+        raise TypeError(f"sparse.to_scipy(): expected a Tensor, but got {type(tensor).__name__}")
+    if format is not None and format not in _SCIPY_FORMATS:
+        raise ValueError(f"sparse.to_scipy(): expected format 'coo', 'csr' or 'csc', but got {format!r}")
+    if tensor.dim() != 2:
+        raise ValueError(f"sparse.to_scipy(): scipy.sparse holds 2-D matrices, but got a {tensor.dim()}-D tensor")
+    if tensor.layout != ember.strided and tensor.dense_dim() != 0:
+        raise ValueError(f"sparse.to_scipy(): scipy.sparse has no dense dims, but the tensor has "
+                         f"dense_dim {tensor.dense_dim()}; convert with .to_dense() first")
+    if tensor.dtype == ember.bfloat16:
+        raise TypeError("sparse.to_scipy(): scipy has no bfloat16; convert with .float() first")
+    t = tensor.detach()
+    if t.layout == ember.strided:
+        t = t.to_sparse_csr()
+    shape = tuple(t.shape)
+    if t.layout == ember.sparse_coo:
+        idx = t._indices().numpy()
+        out = sp.coo_array((t._values().numpy().copy(), (idx[0].copy(), idx[1].copy())), shape=shape)
+    elif t.layout == ember.sparse_csr:
+        out = sp.csr_array((t.values().numpy().copy(), t.col_indices().numpy().copy(),
+                            t.crow_indices().numpy().copy()), shape=shape)
+    else:
+        out = sp.csc_array((t.values().numpy().copy(), t.row_indices().numpy().copy(),
+                            t.ccol_indices().numpy().copy()), shape=shape)
+    return out if format is None or format == out.format else out.asformat(format)

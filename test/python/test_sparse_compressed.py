@@ -292,3 +292,74 @@ def test_densify_fallback_runs_an_op_without_a_sparse_kernel_with_a_warning(layo
         return ember.flip(x, [0])
     with pytest.warns(UserWarning, match="flip"):
         np.testing.assert_array_equal(flipped(e).numpy(), a[::-1])
+
+
+@pytest.mark.parametrize("fmt", ["coo", "csr", "csc", "bsr", "lil", "dok", "dia"])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_from_scipy_keeps_layout_entries_and_index_dtype(fmt, index_dtype):
+    a = dense(11, (9, 8), 0.3)
+    m = scipy.sparse.csr_array(a).asformat(fmt)
+    if fmt in ("coo", "csr", "csc"):
+        for name in ("indptr", "indices", "row", "col"):
+            if hasattr(m, name):
+                setattr(m, name, getattr(m, name).astype(index_dtype))
+    e = ember.sparse.from_scipy(m)
+    want = {"coo": ember.sparse_coo, "csc": ember.sparse_csc}.get(fmt, ember.sparse_csr)
+    assert e.layout == want and tuple(e.shape) == (9, 8)
+    np.testing.assert_array_equal(e.to_dense().numpy(), a)
+    if fmt in ("csr", "csc"):
+        compressed = e.crow_indices() if fmt == "csr" else e.ccol_indices()
+        assert compressed.dtype == {np.int32: ember.int32, np.int64: ember.int64}[index_dtype]
+        np.testing.assert_array_equal(compressed.numpy(), m.indptr)
+    if fmt == "coo":
+        assert e._indices().dtype == ember.int64
+
+
+def test_from_scipy_keeps_coo_duplicates_and_converts_on_request():
+    m = scipy.sparse.coo_array((np.array([1.0, 2.0, 3.0]), (np.array([0, 0, 2]), np.array([1, 1, 0]))), shape=(3, 2))
+    e = ember.sparse.from_scipy(m)
+    assert e._nnz() == 3 and not e.is_coalesced()
+    np.testing.assert_array_equal(e.to_dense().numpy(), m.toarray())
+    assert ember.sparse.from_scipy(m, layout=ember.sparse_csc).layout == ember.sparse_csc
+    d = ember.sparse.from_scipy(m, layout=ember.strided, dtype=ember.float32)
+    assert d.layout == ember.strided and d.dtype == ember.float32
+    g = ember.sparse.from_scipy(m.tocsr(), requires_grad=True)
+    (g * 2).sum().backward()
+    assert g.grad.layout == ember.sparse_csr
+
+
+@pytest.mark.parametrize("layout", ["strided", "coo", "csr", "csc"])
+def test_to_scipy_gives_the_matching_array(layout):
+    a = dense(12, (7, 10), 0.25)
+    t = ember.from_numpy(a.copy())
+    t = {"strided": lambda x: x, "coo": lambda x: x.to_sparse(), "csr": lambda x: x.to_sparse_csr(),
+         "csc": lambda x: x.to_sparse_csc()}[layout](t)
+    m = ember.sparse.to_scipy(t)
+    assert m.format == {"strided": "csr", "coo": "coo", "csr": "csr", "csc": "csc"}[layout]
+    np.testing.assert_array_equal(m.toarray(), a)
+    for fmt in ("coo", "csr", "csc"):
+        assert ember.sparse.to_scipy(t, format=fmt).format == fmt
+    # a copy: writing scipy's data leaves the tensor as it was
+    m.data[:] = 0
+    np.testing.assert_array_equal(t.to_dense().numpy() if layout != "strided" else t.numpy(), a)
+    # the round trip through scipy gives the same members as torch's own conversion
+    # (scipy may narrow the indices to int32, so the index values are compared, not their dtype)
+    if layout in ("csr", "csc"):
+        back = ember.sparse.from_scipy(ember.sparse.to_scipy(t))
+        want = convert(torch.from_numpy(a), "sparse_" + layout, torch)
+        assert back.layout == t.layout
+        for em, tm in zip(members(back), members(want)):
+            np.testing.assert_array_equal(em.numpy(), tm.numpy())
+
+
+def test_scipy_interop_refuses_what_has_no_form():
+    with pytest.raises(TypeError, match=r"from_scipy\(\): expected a scipy.sparse matrix or array, but got ndarray"):
+        ember.sparse.from_scipy(np.eye(3))
+    with pytest.raises(ValueError, match=r"to_scipy\(\): scipy.sparse holds 2-D matrices, but got a 3-D"):
+        ember.sparse.to_scipy(ember.ones(2, 3, 4).to_sparse())
+    with pytest.raises(ValueError, match=r"to_scipy\(\): scipy.sparse has no dense dims"):
+        ember.sparse.to_scipy(ember.ones(3, 4).to_sparse(1))
+    with pytest.raises(ValueError, match=r"to_scipy\(\): expected format 'coo', 'csr' or 'csc', but got 'bsr'"):
+        ember.sparse.to_scipy(ember.ones(3, 4).to_sparse(), format="bsr")
+    with pytest.raises(TypeError, match=r"to_scipy\(\): scipy has no bfloat16"):
+        ember.sparse.to_scipy(ember.ones(3, 4, dtype=ember.bfloat16).to_sparse())

@@ -368,3 +368,97 @@ def test_every_op_gradient_against_the_dense_gradient_on_the_pattern(layout, nam
     (er.to(ember.float64) * ember.from_numpy(w.copy())).sum().backward()
     assert e.grad is not None and e.grad.layout == e.layout
     np.testing.assert_allclose(dense_np(e.grad), x.grad.numpy() * (A2 != 0), rtol=1e-10, atol=1e-12)
+
+
+def batched(layout, seed=30, dtype="float64"):
+    """A [2, 6, 5] array whose two batches have the same number of entries (a batched CSR's rule)."""
+    a = arr(seed, (6, 5), 0.5, dtype)
+    b = np.zeros_like(a)
+    flat = np.flatnonzero(a)
+    rng = np.random.default_rng(seed)
+    b.flat[rng.choice(a.size, flat.size, replace=False)] = a.flat[flat][::-1]
+    x = np.stack([a, b])
+    e = ember.from_numpy(x.copy())
+    return x, (e.to_sparse_csr() if layout == "csr" else e.to_sparse_csc())
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "complex128"])
+def test_bmm_with_batched_compressed_operands(layout, dtype):
+    # torch 2.13 has no CPU kernel for bmm with a batched CSR or CSC: the reference is numpy.
+    x, s = batched(layout, dtype=dtype)
+    assert s.layout == LAYOUT_NAME_E[layout] and s.dim() == 3
+    rhs = arr(31, (2, 5, 4), 1.0, dtype)
+    lhs = arr(32, (2, 3, 6), 1.0, dtype)
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    got = ember.bmm(s, ember.from_numpy(rhs.copy()))
+    assert got.layout == ember.strided
+    np.testing.assert_allclose(got.numpy(), x @ rhs, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(ember.bmm(ember.from_numpy(lhs.copy()), s).numpy(), lhs @ x, rtol=rtol, atol=rtol)
+    # a non-contiguous dense operand
+    rt = ember.from_numpy(np.ascontiguousarray(rhs.transpose(0, 2, 1))).transpose(1, 2)
+    np.testing.assert_allclose(ember.bmm(s, rt).numpy(), x @ rhs, rtol=rtol, atol=rtol)
+    # sparse @ sparse: the product in self's layout. A diagonal right operand keeps self's
+    # pattern, so both batches of the product have one count, as a batched CSR must.
+    diag = np.stack([np.diag(np.arange(1, 6)), np.diag(np.arange(2, 7))]).astype(x.dtype)
+    ss = ember.bmm(s, ember.from_numpy(diag.copy()).to_sparse())
+    assert ss.layout == s.layout
+    np.testing.assert_allclose(ss.to_dense().numpy(), x @ diag, rtol=rtol, atol=rtol)
+    with pytest.raises(ValueError, match=r"bmm\(\): expected the same number of specified elements in every batch"):
+        ember.bmm(s, ember.from_numpy(np.ascontiguousarray(x.transpose(0, 2, 1))).to_sparse())
+
+
+LAYOUT_NAME_E = {"csr": ember.sparse_csr, "csc": ember.sparse_csc}
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+def test_bmm_gradients_with_a_batched_compressed_operand(layout):
+    x, s = batched(layout)
+    s.requires_grad_(True)
+    rhs = arr(33, (2, 5, 4), 1.0)
+    w = arr(34, (2, 6, 4), 1.0)
+    d = ember.from_numpy(rhs.copy()).requires_grad_(True)
+    (ember.bmm(s, d) * ember.from_numpy(w.copy())).sum().backward()
+    tx = torch.from_numpy(x.copy()).requires_grad_(True)
+    td = torch.from_numpy(rhs.copy()).requires_grad_(True)
+    (torch.bmm(tx, td) * torch.from_numpy(w)).sum().backward()
+    assert s.grad.layout == s.layout
+    np.testing.assert_allclose(s.grad.to_dense().numpy(), tx.grad.numpy() * (x != 0), rtol=1e-12)
+    np.testing.assert_allclose(d.grad.numpy(), td.grad.numpy(), rtol=1e-12)
+
+
+def test_bmm_refuses_bad_batched_operands():
+    _, s = batched("csr")
+    with pytest.raises(ValueError, match=r"bmm\(\): expected mat2 of \[2, 5, p\], but got \[2, 4, 3\]"):
+        ember.bmm(s, ember.ones(2, 4, 3, dtype=ember.float64))
+    with pytest.raises(TypeError, match=r"bmm\(\): expected self and mat2 of one dtype"):
+        ember.bmm(s, ember.ones(2, 5, 3))
+    with pytest.raises(ValueError, match=r"bmm\(\): expected 3-D self and mat2"):
+        ember.bmm(s, ember.ones(5, 3, dtype=ember.float64))
+    hybrid = ember.ones(3, 4, 2, dtype=ember.float64).to_sparse_csr(dense_dim=1)
+    with pytest.raises(NotImplementedError, match=r"bmm\(\): expected a torch.sparse_csr operand with 1 batch dim and no "
+                                                  r"dense dims, but got 0 batch and 1 dense dims"):
+        ember.bmm(hybrid, ember.ones(3, 2, 5, dtype=ember.float64))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "complex128"])
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+def test_line_sums_of_long_rows(dtype, layout):
+    # Rows of 0 to 79 entries: the vector loop, its odd register and every tail length.
+    rng = np.random.default_rng(40)
+    a = np.zeros((80, 97), dtype=dtype)
+    for i in range(80):
+        cols = rng.choice(97, i, replace=False)
+        a[i, cols] = rng.standard_normal(i) * 8 if dtype != "int64" else rng.integers(-9, 9, i)
+    x = a if layout == "csr" else np.ascontiguousarray(a.T)
+    dim = 1 if layout == "csr" else 0
+    e = sp(ember.from_numpy(x.copy()), layout)
+    got = e.sum(dim=dim, keepdim=True)
+    assert got.layout == e.layout
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(got.to_dense().numpy(), x.sum(axis=dim, keepdims=True), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(e.sum(dim=dim).to_dense().numpy(), x.sum(axis=dim), rtol=rtol, atol=rtol)
+    if dtype != "complex128":
+        t = sp(torch.from_numpy(x.copy()), layout)
+        if layout == "csr":
+            close(got, t.sum(dim=dim, keepdim=True), rtol)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
@@ -173,6 +174,89 @@ void dense_csr_mm_kernel(const Tensor& dense, const Tensor& crow, const Tensor& 
           for (I q = cp[r]; q < cp[r + 1]; ++q) oi[ci[q]] += air * v[q];
         }
       }
+    });
+  });
+}
+
+namespace {
+
+template <class T, size_t Bytes>
+struct VectorOfBytes {
+  typedef T type __attribute__((vector_size(Bytes)));
+};
+template <class T, size_t Bytes>
+using VectorOf = typename VectorOfBytes<T, Bytes>::type;
+
+// The sum of a register's lanes, in registers: its halves added, then their halves, and so
+// on (through memory, the lanes cost a stalled store-to-load forward each).
+template <class T, size_t Bytes>
+inline T lane_sum(VectorOf<T, Bytes> v) {
+  if constexpr (Bytes == sizeof(T)) {
+    return v[0];
+  } else {
+    VectorOf<T, Bytes / 2> lo, hi;
+    std::memcpy(&lo, &v, Bytes / 2);
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + Bytes / 2, Bytes / 2);
+    return lane_sum<T, Bytes / 2>(lo + hi);
+  }
+}
+
+// x[0] + ... + x[n - 1] for a CSR row (tens of entries, typically): every chain of dependent
+// adds kept short, since for such rows the latency of the adds, not their number, is the
+// cost. Float and double add in two registers of partial sums, their lanes then in a tree;
+// the tail and the other dtypes in four scalar partial sums.
+template <class T>
+inline T range_sum(const T* x, int64_t n) {
+  int64_t j = 0;
+  T head = T(0);
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    using V = Vectorized<T>;
+    if (n >= V::kSize) {
+      V a0(T(0)), a1(T(0));
+      for (; j + 2 * V::kSize <= n; j += 2 * V::kSize) {
+        a0 = a0 + V::loadu(x + j);
+        a1 = a1 + V::loadu(x + j + V::kSize);
+      }
+      if (j + V::kSize <= n) {
+        a0 = a0 + V::loadu(x + j);
+        j += V::kSize;
+      }
+      head = lane_sum<T, sizeof(typename V::Raw)>((a0 + a1).v);
+    }
+  }
+  T a0 = T(0), a1 = T(0), a2 = T(0), a3 = T(0);
+  for (; j + 4 <= n; j += 4) {
+    a0 = static_cast<T>(a0 + x[j]);
+    a1 = static_cast<T>(a1 + x[j + 1]);
+    a2 = static_cast<T>(a2 + x[j + 2]);
+    a3 = static_cast<T>(a3 + x[j + 3]);
+  }
+  if (j < n) a0 = static_cast<T>(a0 + x[j]);
+  if (j + 1 < n) a1 = static_cast<T>(a1 + x[j + 1]);
+  if (j + 2 < n) a2 = static_cast<T>(a2 + x[j + 2]);
+  return static_cast<T>(head + static_cast<T>(static_cast<T>(a0 + a1) + static_cast<T>(a2 + a3)));
+}
+
+}  // namespace
+
+void compressed_line_sum_kernel(const Tensor& compressed, const Tensor& values, const int64_t* slot,
+                                const Tensor& sums) {
+  const int64_t lines = compressed.numel() - 1;
+  const int64_t nnz = values.numel();
+  dispatch_index_type(compressed.dtype(), [&](auto it) {
+    using I = typename decltype(it)::type;
+    const I* cp = compressed.data_ptr<I>();
+    dispatch_all_types(values.dtype(), "sum", [&](auto vt) {
+      using T = typename decltype(vt)::type;
+      const T* vp = values.data_ptr<T>();
+      T* sp = sums.data_ptr<T>();
+      parallel_for(0, lines, std::max<int64_t>(1, lines * 16384 / std::max<int64_t>(1, nnz)),
+                   [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          if (cp[i + 1] == cp[i]) continue;
+          sp[slot[i]] = range_sum(vp + cp[i], static_cast<int64_t>(cp[i + 1] - cp[i]));
+        }
+      });
     });
   });
 }

@@ -24,5 +24,10 @@ EMBER_DECLARE_CPU_KERNEL(void, csc_dense_mm_kernel,
 EMBER_DECLARE_CPU_KERNEL(void, dense_csr_mm_kernel,
                          (const Tensor& dense, const Tensor& crow, const Tensor& col, const Tensor& values,
                           const Tensor& out))
+/// sums[slot[i]] = the sum of values[compressed[i]:compressed[i + 1]] for every non-empty line
+/// i (a CSR's row sums); compressed int32 or int64, values contiguous of sums' dtype, slot
+/// [lines + 1] the caller's numbering of the non-empty lines. Lines run in parallel.
+EMBER_DECLARE_CPU_KERNEL(void, compressed_line_sum_kernel,
+                         (const Tensor& compressed, const Tensor& values, const int64_t* slot, const Tensor& sums))
 
 }  // namespace ember::native

@@ -18,6 +18,7 @@
 #include "aten/native/DimUtils.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
+#include "aten/native/sparse/SparseBlas.h"
 #include "aten/native/sparse/SparseTensor.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/_sparse_log_softmax_native.h"
@@ -324,38 +325,17 @@ Tensor sum_dim_sparse_csr(const Tensor& self, std::optional<IntArrayRef> dim, bo
                                              ? self.dtype() : ScalarType::Long);
     const Tensor v = s.values().to(TensorOptions().dtype(rt)).contiguous();
     const int64_t lines = self.sizes()[static_cast<size_t>(major)];
-    const Tensor c = s.compressed_indices().to(TensorOptions().dtype(ScalarType::Long)).contiguous();
-    const int64_t* cp = c.data_ptr<int64_t>();
+    const Tensor c = s.compressed_indices().contiguous();
     // out[o] for the o-th non-empty line: its position among them, by a prefix count.
     std::vector<int64_t> slot(static_cast<size_t>(lines) + 1, 0);
-    for (int64_t i = 0; i < lines; ++i) slot[static_cast<size_t>(i) + 1] = slot[static_cast<size_t>(i)] + (cp[i + 1] > cp[i]);
+    auto number = [&](const auto* cp) {
+      for (int64_t i = 0; i < lines; ++i) slot[static_cast<size_t>(i) + 1] = slot[static_cast<size_t>(i)] + (cp[i + 1] > cp[i]);
+    };
+    if (c.dtype() == ScalarType::Int) number(c.data_ptr<int32_t>());
+    else number(c.data_ptr<int64_t>());
     const int64_t nonempty = slot[static_cast<size_t>(lines)];
     Tensor sums = ember::empty({nonempty}, TensorOptions().dtype(rt));
-    Tensor where = ember::empty({nonempty}, TensorOptions().dtype(ScalarType::Long));
-    int64_t* wp = where.data_ptr<int64_t>();
-    dispatch_all_types(rt, "sum", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* vp = v.data_ptr<T>();
-      T* sp = sums.data_ptr<T>();
-      parallel_for(0, lines, std::max<int64_t>(1, lines * 16384 / std::max<int64_t>(1, s.nnz())), [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1; ++i) {
-          if (cp[i + 1] == cp[i]) continue;
-          // Four partial sums: the adds do not wait on one another.
-          T a0 = T(0), a1 = T(0), a2 = T(0), a3 = T(0);
-          int64_t k = cp[i];
-          for (; k + 4 <= cp[i + 1]; k += 4) {
-            a0 = static_cast<T>(a0 + vp[k]);
-            a1 = static_cast<T>(a1 + vp[k + 1]);
-            a2 = static_cast<T>(a2 + vp[k + 2]);
-            a3 = static_cast<T>(a3 + vp[k + 3]);
-          }
-          for (; k < cp[i + 1]; ++k) a0 = static_cast<T>(a0 + vp[k]);
-          const int64_t o = slot[static_cast<size_t>(i)];
-          sp[o] = static_cast<T>(static_cast<T>(a0 + a1) + static_cast<T>(a2 + a3));
-          wp[o] = i;
-        }
-      });
-    });
+    EMBER_CPU_KERNEL(compressed_line_sum_kernel)(c, v, slot.data(), sums);
     if (keepdim) {
       // The same compressed layout, one column (or row) wide: torch's form.
       Tensor crow = ember::empty({lines + 1}, TensorOptions().dtype(s.compressed_indices().dtype()));
@@ -369,7 +349,12 @@ Tensor sum_dim_sparse_csr(const Tensor& self, std::optional<IntArrayRef> dim, bo
       return make_sparse_compressed(crow, ember::zeros({nonempty}, TensorOptions().dtype(crow.dtype())), sums, size,
                                     self.layout(), false, "sum");
     }
-    return make_sparse_coo(ember::reshape(where, {1, nonempty}), sums, {lines}, true, "sum");
+    Tensor where = ember::empty({1, nonempty}, TensorOptions().dtype(ScalarType::Long));
+    int64_t* wp = where.data_ptr<int64_t>();
+    for (int64_t i = 0; i < lines; ++i) {
+      if (slot[static_cast<size_t>(i) + 1] > slot[static_cast<size_t>(i)]) wp[slot[static_cast<size_t>(i)]] = i;
+    }
+    return make_sparse_coo(where, sums, {lines}, true, "sum");
   }
   const Tensor r = sum_dim_sparse(compressed_to_coo(self), dim, keepdim, dtype);
   if (r.layout() == Layout::Sparse && sparse_coo_impl(r, "sum").sparse_dim() == s.batch_dim() + 2) {

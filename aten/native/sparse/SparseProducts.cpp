@@ -227,12 +227,76 @@ Tensor addmm_sparse(const Tensor& self, const Tensor& mat1, const Tensor& mat2, 
   return ember::add(ember::mul(dense_self.expand(prod.sizes()), beta), prod, alpha);
 }
 
-Tensor bmm_sparse(const Tensor& self, const Tensor& mat2) {
+namespace {
+
+void check_bmm(const Tensor& self, const Tensor& mat2) {
   EMBER_CHECK_VALUE(self.dim() == 3 && mat2.dim() == 3, "bmm(): expected 3-D self and mat2, but got ", self.dim(),
                     "-D and ", mat2.dim(), "-D tensors");
+  EMBER_CHECK_VALUE(mat2.sizes()[0] == self.sizes()[0] && mat2.sizes()[1] == self.sizes()[2], "bmm(): expected mat2 of [",
+                    self.sizes()[0], ", ", self.sizes()[2], ", p], but got ", mat2.sizes());
+  EMBER_CHECK_TYPE(self.dtype() == mat2.dtype(), "bmm(): expected self and mat2 of one dtype, but got ", self.dtype(),
+                   " and ", mat2.dtype());
+}
+
+// Batch b's 2-D members of a batched compressed tensor (batch_dim 1, no dense dims).
+Csr batch_members(const Tensor& t, int64_t b) {
+  const SparseCsrTensorImpl& s = sparse_compressed_impl(t, "bmm");
+  return {s.compressed_indices().select(0, b).contiguous(), s.plain_indices().select(0, b).contiguous(),
+          s.values().select(0, b).contiguous()};
+}
+
+// bmm with a batched CSR or CSC operand [B, r, c] (batch_dim 1) and a dense one: the 2-D
+// kernels of mm once per batch, on the batch's members, with no conversion to COO.
+Tensor bmm_compressed_dense(const Tensor& self, const Tensor& mat2) {
+  const int64_t nb = self.sizes()[0], n = self.sizes()[1], p = mat2.sizes()[2];
+  const Tensor& sparse = is_sparse_compressed(self.layout()) ? self : mat2;
+  const SparseCsrTensorImpl& s = sparse_compressed_impl(sparse, "bmm");
+  EMBER_CHECK_NOT_IMPLEMENTED(s.batch_dim() == 1 && s.dense_dim() == 0, "bmm(): expected a ",
+                              layout_name(sparse.layout()), " operand with 1 batch dim and no dense dims, but got ",
+                              s.batch_dim(), " batch and ", s.dense_dim(), " dense dims");
+  const TensorOptions opts = TensorOptions().dtype(self.dtype());
+  if (is_sparse_compressed(self.layout())) {
+    const Tensor dense = mat2.contiguous();
+    const bool csc = self.layout() == Layout::SparseCsc;
+    Tensor out = csc ? ember::zeros({nb, n, p}, opts) : ember::empty({nb, n, p}, opts);
+    for (int64_t b = 0; b < nb; ++b) {
+      const Csr a = batch_members(self, b);
+      if (csc) {
+        EMBER_CPU_KERNEL(csc_dense_mm_kernel)(a.crow, a.col, a.values, dense.select(0, b), out.select(0, b));
+      } else {
+        EMBER_CPU_KERNEL(csr_dense_mm_kernel)(a.crow, a.col, a.values, dense.select(0, b), out.select(0, b));
+      }
+    }
+    return out;
+  }
+  // dense @ compressed: the row loop over the CSR form of mat2 (a CSC converts, batch by batch).
+  const Tensor csr = mat2.layout() == Layout::SparseCsr ? mat2
+                                                         : to_sparse_compressed(mat2, Layout::SparseCsr, std::nullopt, "bmm");
+  const Tensor dense = self.contiguous();
+  Tensor out = ember::zeros({nb, n, p}, opts);
+  for (int64_t b = 0; b < nb; ++b) {
+    const Csr m = batch_members(csr, b);
+    EMBER_CPU_KERNEL(dense_csr_mm_kernel)(dense.select(0, b), m.crow, m.col, m.values, out.select(0, b));
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor bmm_sparse_compressed(const Tensor& self, const Tensor& mat2) {
+  check_bmm(self, mat2);
+  if (self.layout() == Layout::Strided || mat2.layout() == Layout::Strided) return bmm_compressed_dense(self, mat2);
+  // Both sparse: the COO product (one block-diagonal SpGEMM), back in self's layout when every
+  // batch of the product has the same number of entries (a batched compressed tensor's rule).
+  auto coo = [](const Tensor& t) { return is_sparse_compressed(t.layout()) ? compressed_to_coo(t) : t; };
+  const Tensor c = bmm_sparse(coo(self), coo(mat2));
+  if (!is_sparse_compressed(self.layout())) return c;
+  return coo_to_compressed(c, self.layout(), sparse_compressed_impl(self, "bmm").compressed_indices().dtype(), "bmm");
+}
+
+Tensor bmm_sparse(const Tensor& self, const Tensor& mat2) {
+  check_bmm(self, mat2);
   const int64_t b = self.sizes()[0], n = self.sizes()[1], k = self.sizes()[2], p = mat2.sizes()[2];
-  EMBER_CHECK_VALUE(mat2.sizes()[0] == b && mat2.sizes()[1] == k, "bmm(): expected mat2 of [", b, ", ", k,
-                    ", p], but got ", mat2.sizes());
   EMBER_CHECK_NOT_IMPLEMENTED(self.layout() == Layout::Sparse || self.layout() == Layout::Strided, "bmm(): ",
                               self.layout(), " operands are not supported; COO (sparse_dim 3) is");
   EMBER_CHECK_NOT_IMPLEMENTED(mat2.layout() == Layout::Sparse || mat2.layout() == Layout::Strided, "bmm(): ",
