@@ -17,9 +17,11 @@ BASE_TYPES = ("Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "Scal
               "complex", "Any")
 
 # Runtime and alias dispatch keys a YAML entry may name (c10/core/DispatchKey.h).
-DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "MkldnnCPU", "SparseCPU", "SparseCUDA",
+DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "PrivateUse1", "PrivateUse2", "PrivateUse3", "PrivateUse4",
+                 "MkldnnCPU", "SparseCPU", "SparseCUDA",
                  "SparseCsrCPU", "SparseCsrCUDA", "BackendSelect", "ADInplaceOrView",
-                 "AutogradOther", "AutogradCPU", "AutogradCUDA", "AutogradPrivateUse1", "Tracer",
+                 "AutogradOther", "AutogradCPU", "AutogradCUDA", "AutogradPrivateUse1",
+                 "AutogradPrivateUse2", "AutogradPrivateUse3", "AutogradPrivateUse4", "Tracer",
                  "AutocastCPU", "Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
 # The backend keys of the non-strided layouts (Note [Layout keys], c10/core/DispatchKey.h).

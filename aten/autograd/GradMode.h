@@ -44,7 +44,8 @@ struct NoGradGuard : AutoGradMode {
 /// The keys autograd owns: the Autograd* keys and ADInplaceOrView.
 inline constexpr DispatchKeySet kAutogradKeys{
     DispatchKey::ADInplaceOrView, DispatchKey::AutogradOther, DispatchKey::AutogradCPU,
-    DispatchKey::AutogradCUDA, DispatchKey::AutogradPrivateUse1};
+    DispatchKey::AutogradCUDA, DispatchKey::AutogradPrivateUse1, DispatchKey::AutogradPrivateUse2,
+    DispatchKey::AutogradPrivateUse3, DispatchKey::AutogradPrivateUse4};
 
 /// Excludes the autograd keys for a scope: what an Autograd kernel does around its call
 /// to the kernel below, so that ops that kernel calls are not recorded a second time.

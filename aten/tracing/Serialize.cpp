@@ -225,7 +225,7 @@ IValue read_ivalue(Reader& r) {
     return IValue(std::move(v));
   }
   if (kind == "e") {
-    const auto type = static_cast<DeviceType>(r.integer(0, static_cast<int64_t>(DeviceType::PrivateUse1)));
+    const auto type = static_cast<DeviceType>(r.integer(0, static_cast<int64_t>(kNumDeviceTypes) - 1));
     return IValue(Device(type, static_cast<int8_t>(r.integer(-1, 127))));
   }
   if (kind == "t") return IValue(read_dtype(r));
@@ -503,7 +503,7 @@ TracedProgram load_bytes(std::string bytes, const std::string& where) {
     Value& val = g.values[static_cast<size_t>(v)];
     val.name = r.str();
     val.type.dtype = read_dtype(r);
-    const auto type = static_cast<DeviceType>(r.integer(0, static_cast<int64_t>(DeviceType::PrivateUse1)));
+    const auto type = static_cast<DeviceType>(r.integer(0, static_cast<int64_t>(kNumDeviceTypes) - 1));
     val.type.device = Device(type, static_cast<int8_t>(r.integer(-1, 127)));
     val.type.requires_grad = r.integer(0, 1) != 0;
     const size_t rank = static_cast<size_t>(r.integer(0, 64));

@@ -143,7 +143,7 @@ class MetaAllocator final : public Allocator {
 
 CpuAllocator cpu_alloc;
 MetaAllocator meta_alloc;
-std::atomic<Allocator*> allocators[] = {&cpu_alloc, nullptr, &meta_alloc, nullptr};
+std::atomic<Allocator*> allocators[kNumDeviceTypes] = {&cpu_alloc, nullptr, &meta_alloc};
 
 }  // namespace
 

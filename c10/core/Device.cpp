@@ -7,13 +7,26 @@
 namespace ember {
 namespace {
 
-std::mutex privateuse1_mutex;
-std::string privateuse1_name = "privateuseone";
-bool privateuse1_renamed = false;
+// Note [Device slots]: out-of-tree devices take one of kNumPrivateUseSlots device types
+// (PrivateUse1 ... PrivateUse4, each with its dispatch key and autograd key) by name when
+// they load, and give it back when they unload, so several backends share one process and
+// none hard-codes a slot. torch's rename_privateuse1_backend names slot 0 for good.
+const char* const kDefaultSlotNames[kNumPrivateUseSlots] = {"privateuseone", "privateusetwo", "privateusethree",
+                                                            "privateusefour"};
 
-std::string current_privateuse1_name() {
-  std::lock_guard<std::mutex> lock(privateuse1_mutex);
-  return privateuse1_name;
+struct Slot {
+  std::string name;
+  bool named = false;      // renamed or registered
+  bool permanent = false;  // named by rename_privateuse1_backend: never released
+};
+
+std::mutex slots_mutex;
+Slot slots[kNumPrivateUseSlots] = {{kDefaultSlotNames[0]}, {kDefaultSlotNames[1]}, {kDefaultSlotNames[2]},
+                                   {kDefaultSlotNames[3]}};
+
+std::string slot_name(int i) {
+  std::lock_guard<std::mutex> lock(slots_mutex);
+  return slots[i].name;
 }
 
 bool is_identifier(std::string_view s) {
@@ -24,6 +37,15 @@ bool is_identifier(std::string_view s) {
   return true;
 }
 
+void check_slot_name(const char* op, std::string_view name) {
+  EMBER_CHECK_VALUE(is_identifier(name), op, "(): expected 'name' to be a lower-case identifier, but got '", name,
+                    "'");
+  EMBER_CHECK_VALUE(name != "cpu" && name != "cuda" && name != "meta", op,
+                    "(): expected 'name' not to name a built-in device, but got '", name, "'");
+}
+
+DeviceType slot_type(int i) { return static_cast<DeviceType>(static_cast<int>(DeviceType::PrivateUse1) + i); }
+
 }  // namespace
 
 std::string device_type_name(DeviceType t) {
@@ -31,44 +53,83 @@ std::string device_type_name(DeviceType t) {
     case DeviceType::CPU: return "cpu";
     case DeviceType::CUDA: return "cuda";
     case DeviceType::Meta: return "meta";
-    case DeviceType::PrivateUse1: return current_privateuse1_name();
+    case DeviceType::PrivateUse1:
+    case DeviceType::PrivateUse2:
+    case DeviceType::PrivateUse3:
+    case DeviceType::PrivateUse4: return slot_name(privateuse_slot(t));
   }
   return "invalid";
 }
 
 void rename_privateuse1_backend(std::string_view name) {
-  EMBER_CHECK_VALUE(is_identifier(name),
-                    "rename_privateuse1_backend(): expected 'name' to be a lower-case "
-                    "identifier, but got '", name, "'");
-  EMBER_CHECK_VALUE(name != "cpu" && name != "cuda" && name != "meta",
-                    "rename_privateuse1_backend(): expected 'name' not to name a built-in "
-                    "device, but got '", name, "'");
-  std::lock_guard<std::mutex> lock(privateuse1_mutex);
-  if (privateuse1_renamed) {
-    EMBER_CHECK(privateuse1_name == name,
-                "rename_privateuse1_backend(): PrivateUse1 is already named '",
-                privateuse1_name, "'; it can be renamed only once per process, but got '",
-                name, "'");
+  check_slot_name("rename_privateuse1_backend", name);
+  std::lock_guard<std::mutex> lock(slots_mutex);
+  for (int i = 1; i < kNumPrivateUseSlots; ++i) {
+    EMBER_CHECK(!slots[i].named || slots[i].name != name, "rename_privateuse1_backend(): '", name,
+                "' already names device slot ", i + 1, "; a name can be given to one slot only");
+  }
+  Slot& s = slots[0];
+  if (s.named) {
+    EMBER_CHECK(s.name == name, "rename_privateuse1_backend(): PrivateUse1 is already named '", s.name,
+                "'; it can be renamed only once per process, but got '", name,
+                "' (a backend that shares the process with others takes a slot with register_device_type)");
+    s.permanent = true;
     return;
   }
-  privateuse1_name = std::string(name);
-  privateuse1_renamed = true;
+  s = Slot{std::string(name), true, true};
+}
+
+DeviceType register_device_type(std::string_view name) {
+  check_slot_name("register_device_type", name);
+  std::lock_guard<std::mutex> lock(slots_mutex);
+  for (int i = 0; i < kNumPrivateUseSlots; ++i) {
+    if (slots[i].named && slots[i].name == name) return slot_type(i);
+  }
+  for (int i = 0; i < kNumPrivateUseSlots; ++i) {
+    if (!slots[i].named) {
+      slots[i] = Slot{std::string(name), true, false};
+      return slot_type(i);
+    }
+  }
+  std::string taken;
+  for (int i = 0; i < kNumPrivateUseSlots; ++i) taken += (i ? ", '" : "'") + slots[i].name + "'";
+  EMBER_THROW(Error, "register_device_type(): all ", kNumPrivateUseSlots, " out-of-tree device slots are taken (",
+              taken, "), so '", name, "' cannot be added; unload a backend first");
+}
+
+void release_device_type(DeviceType t) {
+  EMBER_CHECK_VALUE(is_privateuse(t), "release_device_type(): expected an out-of-tree device type, but got '",
+                    device_type_name(t), "'");
+  std::lock_guard<std::mutex> lock(slots_mutex);
+  Slot& s = slots[privateuse_slot(t)];
+  EMBER_CHECK_VALUE(s.named && !s.permanent, "release_device_type(): device slot ", privateuse_slot(t) + 1, " ('",
+                    s.name, "') ", s.named ? "was named by rename_privateuse1_backend and stays" : "is not taken");
+  s = Slot{kDefaultSlotNames[privateuse_slot(t)]};
+}
+
+std::optional<DeviceType> find_device_type(std::string_view name) {
+  if (name == "cpu") return DeviceType::CPU;
+  if (name == "cuda") return DeviceType::CUDA;
+  if (name == "meta") return DeviceType::Meta;
+  std::lock_guard<std::mutex> lock(slots_mutex);
+  for (int i = 0; i < kNumPrivateUseSlots; ++i) {
+    if (slots[i].name == name) return slot_type(i);
+  }
+  return std::nullopt;
 }
 
 Device::Device(std::string_view text) : type_(DeviceType::CPU), index_(-1) {
   auto colon = text.find(':');
   std::string_view type = text.substr(0, colon);
-  if (type == "cpu") {
-    type_ = DeviceType::CPU;
-  } else if (type == "cuda") {
-    type_ = DeviceType::CUDA;
-  } else if (type == "meta") {
-    type_ = DeviceType::Meta;
-  } else if (type == current_privateuse1_name()) {
-    type_ = DeviceType::PrivateUse1;
+  if (const auto t = find_device_type(type)) {
+    type_ = *t;
   } else {
-    EMBER_THROW(ValueError, "Device(): expected a device type (cpu, cuda, meta, ",
-                current_privateuse1_name(), "), but got '", text, "'");
+    std::string known = "cpu, cuda, meta";
+    {
+      std::lock_guard<std::mutex> lock(slots_mutex);
+      for (const Slot& s : slots) known += s.named ? ", " + s.name : "";
+    }
+    EMBER_THROW(ValueError, "Device(): expected a device type (", known, "), but got '", text, "'");
   }
   if (colon == std::string_view::npos) return;
   std::string_view digits = text.substr(colon + 1);

@@ -13,6 +13,9 @@ constexpr KeyName kKeyNames[] = {
     {DispatchKey::CUDA, "CUDA"},
     {DispatchKey::Meta, "Meta"},
     {DispatchKey::PrivateUse1, "PrivateUse1"},
+    {DispatchKey::PrivateUse2, "PrivateUse2"},
+    {DispatchKey::PrivateUse3, "PrivateUse3"},
+    {DispatchKey::PrivateUse4, "PrivateUse4"},
     {DispatchKey::MkldnnCPU, "MkldnnCPU"},
     {DispatchKey::SparseCPU, "SparseCPU"},
     {DispatchKey::SparseCUDA, "SparseCUDA"},
@@ -24,6 +27,9 @@ constexpr KeyName kKeyNames[] = {
     {DispatchKey::AutogradCPU, "AutogradCPU"},
     {DispatchKey::AutogradCUDA, "AutogradCUDA"},
     {DispatchKey::AutogradPrivateUse1, "AutogradPrivateUse1"},
+    {DispatchKey::AutogradPrivateUse2, "AutogradPrivateUse2"},
+    {DispatchKey::AutogradPrivateUse3, "AutogradPrivateUse3"},
+    {DispatchKey::AutogradPrivateUse4, "AutogradPrivateUse4"},
     {DispatchKey::Tracer, "Tracer"},
     {DispatchKey::AutocastCPU, "AutocastCPU"},
     {DispatchKey::Profiler, "Profiler"},
@@ -58,6 +64,9 @@ DispatchKey autograd_key_of(DispatchKey backend) {
     case DispatchKey::SparseCUDA:
     case DispatchKey::SparseCsrCUDA: return DispatchKey::AutogradCUDA;
     case DispatchKey::PrivateUse1: return DispatchKey::AutogradPrivateUse1;
+    case DispatchKey::PrivateUse2: return DispatchKey::AutogradPrivateUse2;
+    case DispatchKey::PrivateUse3: return DispatchKey::AutogradPrivateUse3;
+    case DispatchKey::PrivateUse4: return DispatchKey::AutogradPrivateUse4;
     default: return DispatchKey::AutogradOther;
   }
 }
@@ -71,6 +80,9 @@ DispatchKey backend_key_of(Device device, Layout layout) {
         case DeviceType::CUDA: return DispatchKey::CUDA;
         case DeviceType::Meta: return DispatchKey::Meta;
         case DeviceType::PrivateUse1: return DispatchKey::PrivateUse1;
+        case DeviceType::PrivateUse2: return DispatchKey::PrivateUse2;
+        case DeviceType::PrivateUse3: return DispatchKey::PrivateUse3;
+        case DeviceType::PrivateUse4: return DispatchKey::PrivateUse4;
       }
       break;
     case Layout::Sparse:
@@ -93,10 +105,12 @@ DispatchKey backend_key_of(Device device, Layout layout) {
 DispatchKeySet DispatchKeySet::of_alias(DispatchKey k) {
   constexpr DispatchKeySet autograd{DispatchKey::AutogradOther, DispatchKey::AutogradCPU,
                                     DispatchKey::AutogradCUDA,
-                                    DispatchKey::AutogradPrivateUse1};
+                                    DispatchKey::AutogradPrivateUse1, DispatchKey::AutogradPrivateUse2,
+                                    DispatchKey::AutogradPrivateUse3, DispatchKey::AutogradPrivateUse4};
   constexpr DispatchKeySet backends{
       DispatchKey::CPU,       DispatchKey::CUDA,       DispatchKey::Meta,
-      DispatchKey::PrivateUse1, DispatchKey::MkldnnCPU, DispatchKey::SparseCPU,
+      DispatchKey::PrivateUse1, DispatchKey::PrivateUse2, DispatchKey::PrivateUse3, DispatchKey::PrivateUse4,
+      DispatchKey::MkldnnCPU, DispatchKey::SparseCPU,
       DispatchKey::SparseCUDA, DispatchKey::SparseCsrCPU, DispatchKey::SparseCsrCUDA};
   switch (k) {
     case DispatchKey::Autograd: return autograd;

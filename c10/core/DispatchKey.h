@@ -22,7 +22,10 @@ enum class DispatchKey : uint8_t {
   CPU = 1,
   CUDA = 2,
   Meta = 3,
-  PrivateUse1 = 4,
+  PrivateUse1 = 4,  // Note [Device slots]: one key per out-of-tree device slot
+  PrivateUse2 = 5,
+  PrivateUse3 = 6,
+  PrivateUse4 = 7,
   // Layout backends.
   MkldnnCPU = 10,
   SparseCPU = 11,
@@ -36,6 +39,9 @@ enum class DispatchKey : uint8_t {
   AutogradCPU = 26,
   AutogradCUDA = 27,
   AutogradPrivateUse1 = 28,
+  AutogradPrivateUse2 = 29,
+  AutogradPrivateUse3 = 30,
+  AutogradPrivateUse4 = 31,
   Tracer = 40,
   AutocastCPU = 42,  // above the tracer, as in PyTorch: a trace records autocast's casts
   Profiler = 45,
@@ -59,7 +65,7 @@ constexpr bool is_backend_key(DispatchKey k) {
   auto v = static_cast<uint8_t>(k);
   return (v >= 1 && v <= 9) || (v >= 10 && v <= 19);
 }
-/// Note [Layout keys]: the dense backends (CPU, CUDA, Meta, PrivateUse1) are the keys that
+/// Note [Layout keys]: the dense backends (CPU, CUDA, Meta, PrivateUse1-4) are the keys that
 /// CompositeExplicitAutograd and CompositeImplicitAutograd kernels fill in for; the layout
 /// backends (MkldnnCPU, Sparse*, SparseCsr*) take only kernels registered for them.
 constexpr bool is_dense_backend_key(DispatchKey k) {
@@ -75,6 +81,7 @@ constexpr bool is_autograd_key(DispatchKey k) {
 /// SparseCsrCPU; AutogradOther where no per-backend key exists (Meta).
 EMBER_API DispatchKey autograd_key_of(DispatchKey backend);
 /// The backend key for tensors on a device with a layout (CPU + Sparse -> SparseCPU).
+/// PrivateUse1-4 (out-of-tree device slots) have PrivateUse1-4 and AutogradPrivateUse1-4.
 EMBER_API DispatchKey backend_key_of(Device device, Layout layout = Layout::Strided);
 
 inline std::ostream& operator<<(std::ostream& os, DispatchKey k) {

@@ -8,7 +8,7 @@ namespace ember {
 namespace {
 
 std::mutex registry_mutex;
-std::array<Generator, 4> defaults;  // by DeviceType
+std::array<Generator, kNumDeviceTypes> defaults;  // by DeviceType
 
 }  // namespace
 

@@ -14,3 +14,6 @@ EMBER_LIBRARY_IMPL(_, AutogradOther, m) { m.fallback(ember::CppFunction::fallthr
 EMBER_LIBRARY_IMPL(_, AutogradCPU, m) { m.fallback(ember::CppFunction::fallthrough()); }
 EMBER_LIBRARY_IMPL(_, AutogradCUDA, m) { m.fallback(ember::CppFunction::fallthrough()); }
 EMBER_LIBRARY_IMPL(_, AutogradPrivateUse1, m) { m.fallback(ember::CppFunction::fallthrough()); }
+EMBER_LIBRARY_IMPL(_, AutogradPrivateUse2, m) { m.fallback(ember::CppFunction::fallthrough()); }
+EMBER_LIBRARY_IMPL(_, AutogradPrivateUse3, m) { m.fallback(ember::CppFunction::fallthrough()); }
+EMBER_LIBRARY_IMPL(_, AutogradPrivateUse4, m) { m.fallback(ember::CppFunction::fallthrough()); }

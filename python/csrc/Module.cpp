@@ -1,5 +1,7 @@
 // ember._C: the extension module behind the `ember` package.
 
+#include "aten/BackendFallback.h"
+#include "c10/backend/Backend.h"
 #include <pybind11/pybind11.h>
 
 #include "aten/Print.h"
@@ -141,6 +143,64 @@ PYBIND11_MODULE(_C, m) {
       pybind11::gil_scoped_acquire gil;
       if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw pybind11::error_already_set();
     } : nullptr);
+  });
+  // ember.backends.load / unload (c10/backend/Backend.h).
+  m.def("_backend_load", [](const std::string& path) {
+    py::gil_scoped_release nogil;
+    return ember::device_type_name(ember::backend::load(path));
+  }, "Loads an out-of-tree backend; returns its device type's name.");
+  m.def("_backend_unload", [](const std::string& name) { ember::backend::unload(name); });
+  m.def("_backend_loaded", [] {
+    py::list out;
+    for (const auto& n : ember::backend::loaded()) out.append(n);
+    return out;
+  });
+  m.def("_backend_live_blocks", [](const std::string& name) {
+    return ember::backend::live_blocks(ember::Device(name).type());
+  });
+  m.def("_backend_synchronize", [](const std::string& device) {
+    const ember::Device d(device);
+    const auto* h = ember::backend::hooks_of(d.type());
+    if (!h) throw py::value_error("synchronize(): '" + device + "' is not a loaded backend's device");
+    h->synchronize(d.has_index() ? d.index() : h->current_device());
+  });
+  m.def("_backend_device_count", [](const std::string& name) {
+    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+    return h ? h->device_count() : 0;
+  });
+  m.def("_backend_manual_seed", [](const std::string& name, uint64_t seed) {
+    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+    if (!h) throw py::value_error("manual_seed(): '" + name + "' is not a loaded backend");
+    if (!h->manual_seed) throw py::type_error("manual_seed(): the '" + name + "' backend has no generator hook");
+    h->manual_seed(seed);
+  });
+  // Note [CPU fallback]: its warnings go through Python's warnings module.
+  ember::backend::set_fallback_warning_handler(+[](const std::string& msg) {
+    pybind11::gil_scoped_acquire gil;
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw pybind11::error_already_set();
+  });
+  m.def("_fallback_stats", [] {
+    py::dict out;
+    for (const auto& [dev, ops] : ember::backend::fallback_stats()) {
+      py::dict d;
+      for (const auto& [op, n] : ops) d[py::str(op)] = n;
+      out[py::str(dev)] = d;
+    }
+    return out;
+  });
+  m.def("_reset_fallback_stats", &ember::backend::reset_fallback_stats);
+  m.def("_device_slots", [] {
+    py::list out;
+    for (int i = 0; i < ember::kNumPrivateUseSlots; ++i) {
+      out.append(ember::device_type_name(static_cast<ember::DeviceType>(static_cast<int>(ember::DeviceType::PrivateUse1) + i)));
+    }
+    return out;
+  });
+  // Every operator's dispatch table, as text: equal before a backend loads and after it unloads.
+  m.def("_dispatch_tables", [] {
+    std::string out;
+    for (const auto& op : ember::Dispatcher::singleton().ops()) out += op.entry().dump_table() + "\n";
+    return py::bytes(out);
   });
   m.def("_get_sparse_densify_fallback", [] { return ember::native::sparse_densify_fallback(); });
   m.def("_set_mkldnn_enabled", [](bool on) { ember::native::onednn::set_enabled(on); });

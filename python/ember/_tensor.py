@@ -234,9 +234,11 @@ class Tensor(_C.TensorBase):
             target = _C.device(device)
             if target.type == "cuda":
                 raise NotCompiledError(f"to(): cannot move a tensor to {target}: {NOT_COMPILED}")
-            if not (target.type == self.device.type and target.index in (None, 0)):
-                raise NotImplementedError(f"to(): copies from {self.device} to {target} are not "
-                                          f"supported yet")
+            here = self.device
+            if not (target.type == here.type and target.index in (None, here.index or 0)):
+                # another device (an out-of-tree backend's, ember.backends.load): a copy there
+                return _C._functions._to_copy(self, dtype=dtype, device=target, non_blocking=non_blocking,
+                                              memory_format=memory_format)
         if dtype is None:
             return self.clone(memory_format=memory_format) if copy else self
         return _C.TensorBase.to(self, dtype, non_blocking, copy, memory_format)
