@@ -67,8 +67,8 @@ void cpu_fallback(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
   const std::string opname = name.str();
   const std::string devname = device_type_name(type);
   EMBER_CHECK_NOT_IMPLEMENTED(!is_own_tool(name), opname, "(): the '", devname, "' backend has no kernel for it, "
-                              "and the CPU fallback cannot stand in: it moves tensors with aten::empty, copy_ and "
-                              "resize_, which a backend must implement");
+                              "and the CPU fallback cannot stand in: it moves tensors with aten::empty, "
+                              "empty_strided and copy_, which a backend must implement");
   const FunctionSchema& schema = op.schema();
   for (const Argument& r : schema.returns) {
     EMBER_CHECK_NOT_IMPLEMENTED(!r.alias || r.alias->is_write, opname, "(): the '", devname, "' backend has no "

@@ -3,6 +3,7 @@
 #include "c10/core/Tensor.h"
 #include "c10/core/TensorOptions.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/_to_copy.h"
 #include "ember/generated/ops/all.h"
 #include "ember/generated/ops/clone.h"
 #include "ember/generated/ops/copy_.h"
@@ -14,15 +15,14 @@
 namespace ember {
 namespace {
 
-// self with dtype on device: self itself when nothing changes and no copy is asked for.
-// Ember has no cross-device copy yet (Python's Tensor.to raises the same error).
+// self with dtype on device: self itself when nothing changes and no copy is asked for;
+// between devices a _to_copy (the backends' copy_ kernels, as Python's Tensor.to).
 Tensor convert(const Tensor& self, std::optional<Device> device, std::optional<ScalarType> dtype,
                bool non_blocking, bool copy, std::optional<MemoryFormat> memory_format) {
   if (device) {
     const bool same = device->type() == self.device().type() &&
-                      (!device->has_index() || device->index() == 0 || device->index() == self.device().index());
-    EMBER_CHECK_NOT_IMPLEMENTED(same, "to(): copies from ", self.device(), " to ", *device,
-                                " are not supported yet");
+                      (!device->has_index() || device->index() == std::max<int8_t>(self.device().index(), 0));
+    if (!same) return ember::_to_copy(self, dtype, std::nullopt, *device, std::nullopt, non_blocking, memory_format);
   }
   if (!dtype) return copy ? self.clone(memory_format) : self;
   return self.to(*dtype, non_blocking, copy, memory_format);

@@ -33,6 +33,9 @@ REPO = Path(__file__).resolve().parents[1]
 torch = None
 
 
+DEVICE = "cpu"  # where the model and batches live (--device, --load-backend)
+
+
 def load_digits_split(seed: int, test_fraction: float = 0.2):
     """The 1,797 digits (shipped inside scikit-learn, no download) as float32 images in
     [0, 1] of shape (N, 1, 8, 8), split stratified into train and test sets."""
@@ -68,12 +71,13 @@ def evaluate(model, loader):
     total_loss, correct, count, preds = 0.0, 0, 0, []
     with torch.no_grad():
         for x, y in loader:
+            x, y = x.to(DEVICE), y.to(DEVICE)
             logits = model(x)
             total_loss += torch.nn.functional.cross_entropy(logits, y, reduction="sum").item()
             pred = logits.argmax(dim=1)
             correct += (pred == y).sum().item()
             count += y.shape[0]
-            preds.append(pred.numpy())
+            preds.append(pred.cpu().numpy())
     return total_loss / count, correct / count, np.concatenate(preds)
 
 
@@ -86,6 +90,7 @@ def train_epoch(model, loader, optimizer, desc):
     bar = tqdm(loader, desc=desc, unit="batch", leave=True, dynamic_ncols=True,
                file=sys.stdout)
     for x, y in bar:
+        x, y = x.to(DEVICE), y.to(DEVICE)
         optimizer.zero_grad()
         logits = model(x)
         loss = torch.nn.functional.cross_entropy(logits, y)
@@ -126,8 +131,12 @@ def plot_history(history, path: Path, backend: str):
 
 def run(args, backend: str, out: Path) -> dict:
     """Trains, evaluates, saves, plots and reloads with one backend; returns the metrics."""
-    global torch
+    global torch, DEVICE
     torch = importlib.import_module(backend)
+    DEVICE = args.device
+    if args.load_backend:
+        # An out-of-tree device (examples/openreg): ember.backends.load names it.
+        DEVICE = torch.backends.load(args.load_backend) if args.device == "cpu" else args.device
     if args.threads:
         torch.set_num_threads(args.threads)
     out.mkdir(parents=True, exist_ok=True)
@@ -142,7 +151,7 @@ def run(args, backend: str, out: Path) -> dict:
                                    generator=gen)
     test_loader = data.DataLoader(test_set, batch_size=256)
 
-    model = make_model()
+    model = make_model().to(DEVICE)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     epochs = 1 if args.quick else args.epochs
     # Cosine decay to zero: the last epochs fine-tune, so the final accuracy is stable.
@@ -150,7 +159,7 @@ def run(args, backend: str, out: Path) -> dict:
     print(f"[{backend} {getattr(torch, '__version__', '?')}] {len(train_set)} train / "
           f"{len(test_set)} test images, {sum(p.numel() for p in model.parameters())} "
           f"parameters, {epochs} epochs, batch {args.batch_size}, "
-          f"{torch.get_num_threads()} threads", flush=True)
+          f"{torch.get_num_threads()} threads, device {DEVICE}", flush=True)
 
     history = []
     start = time.perf_counter()
@@ -172,18 +181,24 @@ def run(args, backend: str, out: Path) -> dict:
           f"{train_seconds:.1f} s)")
 
     ckpt = out / "model.pt"
-    torch.save(model.state_dict(), ckpt)
+    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, ckpt)
     plot_history(history, out / "training.png", backend)
 
     # A fresh model (other random weights) must score exactly the same once loaded.
-    reloaded = make_model()
+    reloaded = make_model().to(DEVICE)
     reloaded.load_state_dict(torch.load(ckpt))
     re_loss, re_acc, re_preds = evaluate(reloaded, test_loader)
     same = bool(re_acc == test_acc and np.array_equal(re_preds, preds))
     print(f"reloaded {ckpt.name}: test accuracy {100 * re_acc:.2f}% "
           f"({'same as trained' if same else 'DIFFERS from trained'})")
 
-    metrics = dict(backend=backend, epochs=epochs, batch_size=args.batch_size, lr=args.lr,
+    fallback = {}
+    if DEVICE != "cpu" and hasattr(torch.backends, "fallback_stats"):
+        fallback = torch.backends.fallback_stats().get(torch.device(DEVICE).type, {})
+        top = sorted(fallback.items(), key=lambda kv: -kv[1])[:8]
+        print(f"CPU fallback on {DEVICE}: {sum(fallback.values())} calls of {len(fallback)} operators "
+              f"(most: {', '.join(f'{op} {n}' for op, n in top)})")
+    metrics = dict(backend=backend, device=DEVICE, fallback_calls=sum(fallback.values()), epochs=epochs, batch_size=args.batch_size, lr=args.lr,
                    threads=torch.get_num_threads(), train_seconds=train_seconds,
                    test_acc=test_acc, test_loss=test_loss, reloaded_test_acc=re_acc,
                    reload_same=same, checkpoint=str(ckpt),
@@ -205,6 +220,10 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, default=0,
                    help="intra-op threads (default: the backend's own default)")
     p.add_argument("--quick", action="store_true", help="one epoch: a smoke run")
+    p.add_argument("--device", default="cpu", help="device to train on (default: cpu)")
+    p.add_argument("--load-backend", default=None, metavar="PATH",
+                   help="Ember only: load an out-of-tree backend first (e.g. libember_openreg.so) "
+                        "and train on its device")
     p.add_argument("--out", type=Path, default=None,
                    help="output folder (default: $EMBER_BUILD_DIR/demo-output/<timestamp>)")
     return p.parse_args(argv)

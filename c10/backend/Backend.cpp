@@ -130,6 +130,12 @@ void check_stamp(const std::string& path, const AbiStamp* s) {
                 " both); rebuild the backend against this Ember with the same compiler settings");
   }
   EMBER_CHECK(s->name != nullptr, "backends.load(): '", path, "' gives no device type name in its ABI stamp");
+  Dl_info theirs{}, ours{};
+  EMBER_CHECK(s->dispatcher == mine.dispatcher, "backends.load(): '", path, "' links another copy of libember (",
+              dladdr(reinterpret_cast<void*>(s->dispatcher), &theirs) && theirs.dli_fname ? theirs.dli_fname : "?",
+              ") than this process (", dladdr(reinterpret_cast<void*>(mine.dispatcher), &ours) && ours.dli_fname
+                                           ? ours.dli_fname : "?",
+              "); its kernels would go to a dispatcher nobody calls. Build it against this Ember's install");
 }
 
 }  // namespace

@@ -76,10 +76,14 @@ struct AbiStamp {
   uint32_t data_ptr_size;
   uint32_t library_size;
   const char* name;  // the device type name the backend wants ("openreg")
+  // Dispatcher::singleton as the backend's dynamic linker resolved it: another address
+  // means the backend links another copy of libember (another install), whose dispatcher
+  // is not this process's.
+  Dispatcher& (*dispatcher)();
 };
 
 /// The stamp of the code that includes this header, with the backend's name.
-constexpr AbiStamp this_abi(const char* name) {
+inline AbiStamp this_abi(const char* name) {
   return AbiStamp{kAbiVersion,
                   static_cast<uint32_t>(sizeof(AbiStamp)),
                   static_cast<uint32_t>(sizeof(DeviceHooks)),
@@ -88,7 +92,8 @@ constexpr AbiStamp this_abi(const char* name) {
                   static_cast<uint32_t>(sizeof(IValue)),
                   static_cast<uint32_t>(sizeof(DataPtr)),
                   static_cast<uint32_t>(sizeof(Library)),
-                  name};
+                  name,
+                  &Dispatcher::singleton};
 }
 
 /// Handed to a backend's register function: its device slot, and where its hooks and
@@ -169,7 +174,7 @@ class EMBER_API DeviceGuard {
 /// EMBER_BACKEND("openreg", register_openreg) with void register_openreg(Registration&).
 #define EMBER_BACKEND(name, register_fn)                                                 \
   EMBER_BACKEND_EXPORT const ::ember::backend::AbiStamp* ember_backend_abi() {           \
-    static constexpr ::ember::backend::AbiStamp stamp = ::ember::backend::this_abi(name); \
+    static const ::ember::backend::AbiStamp stamp = ::ember::backend::this_abi(name);     \
     return &stamp;                                                                        \
   }                                                                                       \
   EMBER_BACKEND_EXPORT void ember_backend_register(::ember::backend::Registration& r) {  \

@@ -11,10 +11,12 @@ TEST(DispatchKeySet, PriorityFollowsTheDesignOrder) {
   // Low to high, as shared/DESIGN.md lists them.
   const DispatchKey order[] = {
       DispatchKey::CPU,           DispatchKey::CUDA,          DispatchKey::Meta,
-      DispatchKey::PrivateUse1,   DispatchKey::MkldnnCPU,     DispatchKey::SparseCPU,
+      DispatchKey::PrivateUse1,   DispatchKey::PrivateUse2,   DispatchKey::PrivateUse3,
+      DispatchKey::PrivateUse4,   DispatchKey::MkldnnCPU,     DispatchKey::SparseCPU,
       DispatchKey::SparseCUDA,    DispatchKey::SparseCsrCPU,  DispatchKey::SparseCsrCUDA,
       DispatchKey::BackendSelect, DispatchKey::ADInplaceOrView, DispatchKey::AutogradOther,
       DispatchKey::AutogradCPU,   DispatchKey::AutogradCUDA,  DispatchKey::AutogradPrivateUse1,
+      DispatchKey::AutogradPrivateUse2, DispatchKey::AutogradPrivateUse3, DispatchKey::AutogradPrivateUse4,
       DispatchKey::Tracer,        DispatchKey::Profiler};
   for (size_t i = 0; i + 1 < std::size(order); ++i) {
     DispatchKeySet s{order[i], order[i + 1]};
