@@ -33,6 +33,13 @@ void Registration::set_hooks(const DeviceHooks& h) {
   for (const auto& [fn, what] : required) {
     EMBER_CHECK_VALUE(fn != nullptr, "backend '", name_, "': set_hooks(): the required hook '", what, "' is not set");
   }
+  const void* events[] = {reinterpret_cast<const void*>(h.event_create), reinterpret_cast<const void*>(h.event_destroy),
+                          reinterpret_cast<const void*>(h.event_record), reinterpret_cast<const void*>(h.event_synchronize),
+                          reinterpret_cast<const void*>(h.event_query), reinterpret_cast<const void*>(h.event_elapsed_ms)};
+  int set = 0;
+  for (const void* e : events) set += e != nullptr;
+  EMBER_CHECK_VALUE(set == 0 || set == 6, "backend '", name_, "': set_hooks(): the event hooks come all six or "
+                    "none, but ", set, " are set");
   hooks_ = h;
   has_hooks_ = true;
 }

@@ -63,6 +63,16 @@ struct DeviceHooks {
   void (*synchronize)(int device) = nullptr;
   /// Optional. Seeds the device's default generator (ember.<name>.manual_seed).
   void (*manual_seed)(uint64_t seed) = nullptr;
+  /// Optional, all or none (ember.<name>.Event): an event marks a point in a device's
+  /// stream. record queues the mark on `device`'s stream; synchronize waits until the
+  /// stream has passed it; query says whether it has (1) or not (0); elapsed_ms is the
+  /// time between two passed marks.
+  void* (*event_create)() = nullptr;
+  void (*event_destroy)(void* event) = nullptr;
+  void (*event_record)(void* event, int device) = nullptr;
+  void (*event_synchronize)(void* event) = nullptr;
+  int (*event_query)(void* event) = nullptr;
+  double (*event_elapsed_ms)(void* start, void* end) = nullptr;
 };
 
 /// The stamp a backend exports; made in the backend's own compilation by this_abi().

@@ -3,7 +3,7 @@
 // handles (a tag, the device index and an offset), which only the device's worker thread
 // resolves, so a host-side dereference of a device pointer faults at once. Each device
 // runs its kernels on one stream: a worker thread taking them in order, asynchronously to
-// the caller; copies to the host and synchronize() wait for it. Kernels: the factories,
+// the caller; copies to the host, synchronize() and events wait for it. Kernels: the factories,
 // copy_ (host <-> device, device <-> device, any strides), elementwise arithmetic with
 // broadcasting, clamp_min (relu), mm, sum, fill_/zero_ and the optimiser's in-place updates, all
 // float32 (copies and factories take every dtype); everything else runs on the CPU through
@@ -11,6 +11,7 @@
 #include <ember/ember.h>
 #include <sys/mman.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -184,6 +185,47 @@ void copy_bytes(void* dst, const void* src, size_t nbytes, CopyKind kind, int de
 }
 void synchronize(int device) { streams[device].synchronize(); }
 void manual_seed(uint64_t seed) { g_seed = seed; }
+
+// Events: a mark the worker reaches in order, with the time it did.
+struct Event {
+  std::mutex m;
+  std::condition_variable cv;
+  bool recorded = false, reached = false;
+  std::chrono::steady_clock::time_point when;
+};
+void* event_create() { return new Event; }
+void event_destroy(void* e) { delete static_cast<Event*>(e); }
+void event_record(void* e, int device) {
+  auto* ev = static_cast<Event*>(e);
+  {
+    std::lock_guard<std::mutex> lock(ev->m);
+    ev->recorded = true;
+    ev->reached = false;
+  }
+  streams[device].enqueue([ev] {
+    std::lock_guard<std::mutex> lock(ev->m);
+    ev->when = std::chrono::steady_clock::now();
+    ev->reached = true;
+    ev->cv.notify_all();
+  });
+}
+void event_synchronize(void* e) {
+  auto* ev = static_cast<Event*>(e);
+  std::unique_lock<std::mutex> lock(ev->m);
+  ev->cv.wait(lock, [ev] { return !ev->recorded || ev->reached; });
+}
+int event_query(void* e) {
+  auto* ev = static_cast<Event*>(e);
+  std::lock_guard<std::mutex> lock(ev->m);
+  return !ev->recorded || ev->reached ? 1 : 0;
+}
+double event_elapsed_ms(void* a, void* b) {
+  auto* x = static_cast<Event*>(a);
+  auto* y = static_cast<Event*>(b);
+  std::scoped_lock lock(x->m, y->m);
+  EMBER_CHECK(x->reached && y->reached, "elapsed_time(): both events must have been reached");
+  return std::chrono::duration<double, std::milli>(y->when - x->when).count();
+}
 
 // --- Helpers ------------------------------------------------------------------------------
 bool on_device(const Tensor& t) { return t.defined() && t.device().type() == g_type; }
@@ -479,6 +521,12 @@ void register_openreg(ember::backend::Registration& r) {
   h.copy = &copy_bytes;
   h.synchronize = &synchronize;
   h.manual_seed = &manual_seed;
+  h.event_create = &event_create;
+  h.event_destroy = &event_destroy;
+  h.event_record = &event_record;
+  h.event_synchronize = &event_synchronize;
+  h.event_query = &event_query;
+  h.event_elapsed_ms = &event_elapsed_ms;
   r.set_hooks(h);
   r.kernels("aten")
       .impl("empty.memory_format", &empty_openreg)

@@ -164,6 +164,47 @@ PYBIND11_MODULE(_C, m) {
     if (!h) throw py::value_error("synchronize(): '" + device + "' is not a loaded backend's device");
     h->synchronize(d.has_index() ? d.index() : h->current_device());
   });
+  // ember.<name>.Event over the backend's event hooks; an event is an opaque handle.
+  auto event_hooks = [](const std::string& name) {
+    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+    if (!h) throw py::value_error("Event: '" + name + "' is not a loaded backend");
+    if (!h->event_create) throw py::type_error("Event: the '" + name + "' backend has no events");
+    return h;
+  };
+  m.def("_backend_event_create", [event_hooks](const std::string& name) {
+    return reinterpret_cast<uintptr_t>(event_hooks(name)->event_create());
+  });
+  m.def("_backend_event_destroy", [](const std::string& name, uintptr_t e) {
+    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+    if (h && h->event_destroy) h->event_destroy(reinterpret_cast<void*>(e));
+  });
+  m.def("_backend_event_record", [event_hooks](const std::string& name, uintptr_t e, int device) {
+    event_hooks(name)->event_record(reinterpret_cast<void*>(e), device);
+  });
+  m.def("_backend_event_synchronize", [event_hooks](const std::string& name, uintptr_t e) {
+    const auto* h = event_hooks(name);
+    py::gil_scoped_release nogil;
+    h->event_synchronize(reinterpret_cast<void*>(e));
+  });
+  m.def("_backend_event_query", [event_hooks](const std::string& name, uintptr_t e) {
+    return event_hooks(name)->event_query(reinterpret_cast<void*>(e)) != 0;
+  });
+  m.def("_backend_event_elapsed_ms", [event_hooks](const std::string& name, uintptr_t a, uintptr_t b) {
+    return event_hooks(name)->event_elapsed_ms(reinterpret_cast<void*>(a), reinterpret_cast<void*>(b));
+  });
+  m.def("_backend_current_device", [](const std::string& name) {
+    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+    return h ? h->current_device() : 0;
+  });
+  m.def("_backend_set_device", [](const std::string& name, int index) {
+    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+    if (!h) throw py::value_error("set_device(): '" + name + "' is not a loaded backend");
+    if (index < 0 || index >= h->device_count()) {
+      throw py::value_error("set_device(): expected a '" + name + "' device index below " +
+                            std::to_string(h->device_count()) + ", but got " + std::to_string(index));
+    }
+    h->set_device(index);
+  });
   m.def("_backend_device_count", [](const std::string& name) {
     const auto* h = ember::backend::hooks_of(ember::Device(name).type());
     return h ? h->device_count() : 0;

@@ -196,6 +196,9 @@ class RemovableHandle:
         self.remove()
 
 
+from contextlib import nullcontext as _nullcontext  # noqa: E402
+
+
 class Tensor(_C.TensorBase):
     """A multi-dimensional array of one dtype on one device (torch.Tensor's API)."""
 
@@ -236,9 +239,13 @@ class Tensor(_C.TensorBase):
                 raise NotCompiledError(f"to(): cannot move a tensor to {target}: {NOT_COMPILED}")
             here = self.device
             if not (target.type == here.type and target.index in (None, here.index or 0)):
-                # another device (an out-of-tree backend's, ember.backends.load): a copy there
-                return _C._functions._to_copy(self, dtype=dtype, device=target, non_blocking=non_blocking,
-                                              memory_format=memory_format)
+                # another device (an out-of-tree backend's, ember.backends.load): a copy there;
+                # to an integer or bool dtype it is not differentiable (as torch's)
+                import ember
+                exact = dtype is not None and not (dtype.is_floating_point or dtype.is_complex)
+                with ember.no_grad() if exact else _nullcontext():
+                    return _C._functions._to_copy(self, dtype=dtype, device=target, non_blocking=non_blocking,
+                                                  memory_format=memory_format)
         if dtype is None:
             return self.clone(memory_format=memory_format) if copy else self
         return _C.TensorBase.to(self, dtype, non_blocking, copy, memory_format)

@@ -161,6 +161,10 @@ ROWS_TENSOR: list[Row] = [
     Row("clone"),
     Row("contiguous"),
     Row("to.dtype"),
+    # a copy to another dtype and/or device (Dev("meta") from the Device? pool: a meta result)
+    Row("_to_copy", pools={"dtype": [None, Dt("float64")], "pin_memory": [None, False]},
+        bad=[{"layout": ot.Lay("sparse_coo")}],
+        torch_function=torch.ops.aten._to_copy, torch_ops=True),
     Row("item", shape=(1, 1), bad=[{"self": TensorSpec("float32")}]),
     Row("_local_scalar_dense", shape=(1, 1),
         extra=[{"self": TensorSpec("float32")}, {"self": TensorSpec("int64")}],

@@ -179,3 +179,24 @@ def test_the_demo_cnn_trains_on_openreg_to_the_cpus_accuracy(tmp_path, openreg):
     assert runs["cpu"]["fallback_calls"] == 0
     assert abs(runs["openreg"]["test_acc"] - runs["cpu"]["test_acc"]) <= 0.005, runs
     assert runs["openreg"]["reload_same"]
+
+
+def test_events_and_the_current_device(openreg):
+    start, end = ember.openreg.Event(enable_timing=True), ember.openreg.Event(enable_timing=True)
+    assert start.query()  # not recorded: nothing to wait for
+    x = dev(np.ones(20000, np.float32))
+    start.record()
+    for _ in range(50):
+        x = x * 1.0001
+    end.record()
+    end.synchronize()
+    assert end.query() and start.elapsed_time(end) >= 0
+    np.testing.assert_allclose(host(x), np.full(20000, 1.0001 ** 50, np.float32), rtol=1e-5)
+    assert ember.openreg.current_device() == 0
+    ember.openreg.set_device(1)
+    try:
+        assert ember.empty(2, device="openreg").device == ember.device("openreg:1")
+    finally:
+        ember.openreg.set_device(0)
+    with pytest.raises(ValueError, match=r"device index below 2"):
+        ember.openreg.set_device(3)

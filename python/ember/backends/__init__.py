@@ -30,7 +30,51 @@ def _device_module(name):
     def manual_seed(seed):
         ember._C._backend_manual_seed(name, int(seed))
 
-    for f in (is_available, device_count, synchronize, manual_seed):
+    def current_device():
+        return ember._C._backend_current_device(name)
+
+    def set_device(device):
+        ember._C._backend_set_device(name, device if isinstance(device, int) else (ember.device(device).index or 0))
+
+    class Event:
+        """A point in the device's stream (torch.cuda.Event's API): record() marks it on the
+        current device's stream, synchronize() waits until the stream passes it, query() says
+        whether it has, elapsed_time(end) is the milliseconds between two passed events."""
+
+        def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+            self._handle = ember._C._backend_event_create(name)
+            self._device = None
+
+        def record(self, stream=None):
+            self._device = ember._C._backend_current_device(name)
+            ember._C._backend_event_record(name, self._handle, self._device)
+
+        def synchronize(self):
+            ember._C._backend_event_synchronize(name, self._handle)
+
+        def query(self):
+            return ember._C._backend_event_query(name, self._handle)
+
+        def wait(self, stream=None):
+            # One stream per device: work queued later on it runs after the event anyway.
+            self.synchronize()
+
+        def elapsed_time(self, end):
+            if self._device is None or end._device is None:
+                raise RuntimeError("elapsed_time(): both events must be recorded first")
+            self.synchronize()
+            end.synchronize()
+            return ember._C._backend_event_elapsed_ms(name, self._handle, end._handle)
+
+        def __del__(self):
+            handle = getattr(self, "_handle", None)
+            if handle is not None and name in ember._C._backend_loaded():
+                ember._C._backend_event_destroy(name, handle)
+
+    Event.__qualname__ = "Event"
+    Event.__module__ = m.__name__
+    m.Event = Event
+    for f in (is_available, device_count, synchronize, manual_seed, current_device, set_device):
         f.__module__ = m.__name__
         setattr(m, f.__name__, f)
     m.manual_seed_all = manual_seed

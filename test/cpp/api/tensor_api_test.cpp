@@ -333,7 +333,11 @@ TEST(ApiConversions, ToDtypeDeviceOptionsAndOther) {
   EXPECT_FALSE(x.to(torch::kFloat, false, /*copy=*/true).is_same(x));
   EXPECT_FALSE(x.to(torch::kCPU, false, /*copy=*/true).is_same(x));
   EXPECT_TRUE(x.cpu().is_same(x));
-  EXPECT_THROW(x.to(torch::Device("meta")), torch::NotImplementedError);
+  // Another device: a copy there (libtorch's to(meta) gives a meta tensor of x's shape).
+  const torch::Tensor m = x.to(torch::Device("meta"));
+  EXPECT_EQ(m.device(), torch::Device("meta"));
+  EXPECT_EQ(m.sizes(), x.sizes());
+  EXPECT_EQ(m.scalar_type(), x.scalar_type());
   EXPECT_THROW(x.to(torch::TensorOptions().layout(torch::kSparse)), torch::NotImplementedError);
 }
 
