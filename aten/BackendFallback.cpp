@@ -87,8 +87,8 @@ void cpu_fallback(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
   }
   if (warn_now) {
     const std::string msg = str(opname, " has no kernel on the '", devname, "' device: it ran on the CPU through "
-                                "the backend's fallback (its tensors copied to the host and back); register a ",
-                                devname, " kernel to keep the work on the device. Warned once per operator; "
+                                "the backend's fallback (its tensors copied to the host and back); register a kernel "
+                                "for it on ", devname, " to keep the work on the device. Warned once per operator; "
                                 "ember.backends.fallback_stats() counts the calls.");
     if (warning_handler) warning_handler(msg);
     else std::fprintf(stderr, "ember: %s\n", msg.c_str());

@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
       }
     }
     int64_t calls = 0;
-    for (const auto& [op, n] : ember::backend::fallback_stats()[ember::device_type_name(type)]) calls += n;
+    const auto stats = ember::backend::fallback_stats();  // (a named map: the loop reads into it)
+    for (const auto& [op, n] : stats.at(ember::device_type_name(type))) calls += n;
     ember::backend::unload(ember::device_type_name(type));
     std::printf("openreg: %s (%lld calls through the CPU fallback)\n", failures ? "FAILED" : "ok",
                 static_cast<long long>(calls));
