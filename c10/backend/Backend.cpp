@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 
 #include "c10/core/Generator.h"
@@ -260,6 +261,25 @@ int64_t live_blocks(DeviceType type) {
     if (l->reg->device_type() == type) return l->allocator->live();
   }
   return 0;
+}
+
+Tensor empty_on_device(IntArrayRef size, ScalarType dtype, Device device) {
+  EMBER_CHECK_VALUE(is_privateuse(device.type()), "empty_on_device(): expected an out-of-tree device, but got '",
+                    device, "'");
+  const DeviceGuard guard(device);
+  int64_t n = 1;
+  for (int64_t s : size) {
+    EMBER_CHECK_VALUE(s >= 0, "empty(): expected non-negative sizes, but got ", size);
+    EMBER_CHECK_VALUE(s == 0 || n <= INT64_MAX / s, "empty(): sizes ", size, " hold more elements than int64 counts");
+    n *= s;
+  }
+  const auto* hooks = hooks_of(device.type());
+  const int index = device.has_index() ? device.index() : hooks ? hooks->current_device() : 0;
+  const Device d(device.type(), static_cast<int8_t>(index));
+  auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(n) * itemsize(dtype), get_allocator(device.type()));
+  auto impl = make_intrusive<TensorImpl>(Storage(std::move(storage)), tensor_key_set(d), dtype);
+  impl->set_sizes_contiguous(size);
+  return Tensor(std::move(impl));
 }
 
 DeviceGuard::DeviceGuard(Device device) {

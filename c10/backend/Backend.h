@@ -24,6 +24,7 @@
 #include "c10/core/DispatchKey.h"
 #include "c10/core/IValue.h"
 #include "c10/core/Storage.h"
+#include "c10/core/Tensor.h"
 #include "c10/core/TensorImpl.h"
 #include "c10/dispatch/Library.h"
 #include "c10/macros/Export.h"
@@ -159,6 +160,11 @@ EMBER_API std::vector<std::string> loaded();
 EMBER_API const DeviceHooks* hooks_of(DeviceType type);
 /// Blocks of device memory of a loaded backend that are not freed yet.
 EMBER_API int64_t live_blocks(DeviceType type);
+
+/// A contiguous tensor of `size` and `dtype` on `device` (of a loaded backend's type), its
+/// memory from the device's allocator (the backend's allocate hook) on that device index,
+/// or the current one when `device` has none: what a backend's factory kernels return.
+EMBER_API Tensor empty_on_device(IntArrayRef size, ScalarType dtype, Device device);
 
 /// Makes `device` the current device of its (loaded backend's) type for a scope, through
 /// the set_device hook, and restores the previous one after: what a backend's factory

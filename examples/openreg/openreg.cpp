@@ -232,18 +232,7 @@ bool on_device(const Tensor& t) { return t.defined() && t.device().type() == g_t
 int index_of(const Tensor& t) { return std::max<int>(t.device().index(), 0); }
 
 Tensor empty_on(IntArrayRef size, ScalarType dtype, Device device) {
-  const ember::backend::DeviceGuard guard(device);
-  int64_t n = 1;
-  for (int64_t s : size) {
-    EMBER_CHECK_VALUE(s >= 0, "empty(): expected non-negative sizes, but got ", size);
-    n *= s;
-  }
-  auto storage = ember::make_intrusive<ember::StorageImpl>(static_cast<size_t>(n) * ember::itemsize(dtype),
-                                                           ember::get_allocator(g_type));
-  const Device d(g_type, static_cast<int8_t>(device.has_index() ? device.index() : g_current));
-  auto impl = ember::make_intrusive<ember::TensorImpl>(ember::Storage(std::move(storage)), ember::tensor_key_set(d), dtype);
-  impl->set_sizes_contiguous(size);
-  return Tensor(std::move(impl));
+  return ember::backend::empty_on_device(size, dtype, device);
 }
 
 Tensor empty_openreg(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<ember::Layout> layout,

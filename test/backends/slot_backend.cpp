@@ -65,19 +65,8 @@ bool on_device(const Tensor& t) { return t.device().type() == g_type; }
 
 Tensor empty_dev(ember::IntArrayRef size, std::optional<ember::ScalarType> dtype, std::optional<ember::Layout>,
                  std::optional<ember::Device> device, std::optional<bool>, std::optional<ember::MemoryFormat>) {
-  const ember::backend::DeviceGuard guard(device.value_or(ember::Device(g_type)));
-  const ember::ScalarType st = dtype.value_or(ember::ScalarType::Float);
-  int64_t n = 1;
-  for (int64_t s : size) {
-    EMBER_CHECK_VALUE(s >= 0, "empty(): expected non-negative sizes, but got ", size);
-    n *= s;
-  }
-  auto storage = ember::make_intrusive<ember::StorageImpl>(static_cast<size_t>(n) * ember::itemsize(st),
-                                                           ember::get_allocator(g_type));
-  auto impl = ember::make_intrusive<ember::TensorImpl>(ember::Storage(std::move(storage)),
-                                                       ember::tensor_key_set(ember::Device(g_type)), st);
-  impl->set_sizes_contiguous(size);
-  return Tensor(std::move(impl));
+  return ember::backend::empty_on_device(size, dtype.value_or(ember::ScalarType::Float),
+                                         device.value_or(ember::Device(g_type)));
 }
 
 // copy_ between the host and this device (contiguous, one dtype): through the copy hook.
