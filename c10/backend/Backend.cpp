@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "c10/core/Generator.h"
+#include "c10/dispatch/OperatorEntry.h"
 #include "c10/util/Exception.h"
 
 namespace ember::backend {
@@ -146,6 +147,28 @@ void check_stamp(const std::string& path, const AbiStamp* s) {
               "); its kernels would go to a dispatcher nobody calls. Build it against this Ember's install");
 }
 
+// A backend kernel for a CompositeImplicitAutograd operator takes the decomposition's place
+// at the backend key, and with it the gradient: the operator has no autograd kernel of its
+// own, so on this device it would silently stop being differentiable (a trap PyTorch's
+// backends fall into). Refused, naming the operator, unless the backend registered an
+// autograd kernel for it too.
+void check_no_shadowed_decompositions(const Registration& r, const std::string& path) {
+  const DispatchKey key = r.key(), autograd = r.autograd_key();
+  for (const OperatorHandle& op : Dispatcher::singleton().ops()) {
+    bool mine = false, cia = false, has_autograd = false;
+    for (DispatchKey k : op.entry().registered_keys()) {
+      mine |= k == key;
+      cia |= k == DispatchKey::CompositeImplicitAutograd;
+      has_autograd |= k == autograd || k == DispatchKey::Autograd;
+    }
+    EMBER_CHECK_VALUE(!(mine && cia && !has_autograd), "backends.load(): '", r.name(), "' (", path,
+                      ") registers a kernel for ", op.name().str(), ", a CompositeImplicitAutograd operator: its "
+                      "kernel would replace the decomposition, and on '", r.name(), "' the operator would no longer "
+                      "be differentiable. Register the operators it decomposes into instead, or an autograd kernel "
+                      "for it too (Registration::autograd_kernels)");
+  }
+}
+
 }  // namespace
 
 DeviceType load(const std::string& path) {
@@ -210,6 +233,7 @@ DeviceType load(const std::string& path) {
   }
   EMBER_CHECK(loaded->reg->has_hooks(), "backends.load(): the register function of '", name, "' (", path,
               ") did not call set_hooks(); a backend must give its device hooks");
+  check_no_shadowed_decompositions(*loaded->reg, path);
   loaded->allocator = std::make_unique<HooksAllocator>(type, &loaded->reg->hooks());
   set_allocator(type, loaded->allocator.get());
   registry().push_back(std::move(loaded));

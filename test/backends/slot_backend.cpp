@@ -7,7 +7,8 @@
 //   EMBER_TEST_BACKEND_BAD_ABI a stamp of another interface version;
 //   EMBER_TEST_BACKEND_BAD_SIGNATURE a kernel whose C++ signature does not match its schema;
 //   EMBER_TEST_BACKEND_NO_HOOKS a register function that forgets set_hooks();
-//   EMBER_TEST_BACKEND_FALLBACK Ember's CPU fallback, denying aten::mm.
+//   EMBER_TEST_BACKEND_FALLBACK Ember's CPU fallback, denying aten::mm;
+//   EMBER_TEST_BACKEND_SHADOWS  a kernel for relu, a CompositeImplicitAutograd operator.
 // Its "device memory" is host memory behind a tag: a pointer Ember or a kernel dereferences
 // without going through the copy hook crashes at once instead of working by accident.
 #include <ember/ember.h>
@@ -124,6 +125,9 @@ void register_backend(Registration& r) {
 #endif
 #ifdef EMBER_TEST_BACKEND_FALLBACK
   ember::backend::enable_cpu_fallback(r, {{"aten::mm"}, true});
+#endif
+#ifdef EMBER_TEST_BACKEND_SHADOWS
+  r.kernels("aten").impl("relu", +[](const Tensor& self) { return self; });
 #endif
 }
 

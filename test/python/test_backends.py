@@ -108,6 +108,14 @@ def test_a_kernel_with_a_wrong_signature_rolls_the_backend_back(clean):
     assert ember.backends.load(lib("alpha")) == "alpha"
 
 
+def test_a_kernel_shadowing_a_decomposition_is_refused(clean):
+    # relu is CompositeImplicitAutograd: a backend kernel for it would lose its gradient
+    with pytest.raises(ValueError, match=r"registers a kernel for aten::relu, a CompositeImplicitAutograd operator: "
+                                         r".*no longer be differentiable"):
+        ember.backends.load(lib("shadows"))
+    assert ember.backends.loaded() == [] and ember._C._dispatch_tables() == clean
+
+
 def test_a_backend_without_hooks_is_refused(clean):
     with pytest.raises(RuntimeError, match=r"did not call set_hooks\(\)"):
         ember.backends.load(lib("no_hooks"))
