@@ -344,6 +344,25 @@ Tensor& binary_into(const char* op, Tensor& out, const Tensor& a, const Tensor& 
   return out;
 }
 
+// out = f(a) elementwise, a gathered once.
+template <class F>
+Tensor unary(const char* op, const Tensor& a, F f) {
+  check_float(op, a);
+  EMBER_CHECK_VALUE(on_device(a), op, "(): expected a tensor on an openreg device");
+  Tensor out = empty_on(a.sizes(), ScalarType::Float, a.device());
+  const Walk wa = walk_of(a, a.sizes());
+  const Tensor keep_a = a, keep_o = out;
+  const void* ha = a.storage()->data();
+  void* ho = out.storage()->data();
+  streams[index_of(out)].enqueue([=] {
+    (void)keep_a, (void)keep_o;
+    const float* pa = reinterpret_cast<const float*>(resolve(ha));
+    float* po = reinterpret_cast<float*>(resolve(ho));  // contiguous: element i at i
+    for_each_offset(wa, [&](int64_t i, int64_t o) { po[i] = f(pa[o]); });
+  });
+  return out;
+}
+
 template <class F>
 Tensor binary(const char* op, const Tensor& a, const Tensor& b, F f) {
   Tensor out = empty_on(broadcast(op, a.sizes(), b.sizes()), ScalarType::Float, on_device(a) ? a.device() : b.device());
@@ -378,7 +397,7 @@ Tensor& mul__t(Tensor& self, const Tensor& b) {
 // the op out of autograd's reach on this device, so the kernel is clamp_min's.
 Tensor clamp_min(const Tensor& a, const Scalar& min) {
   const auto lo = static_cast<float>(min.toDouble());
-  return binary("clamp_min", a, a, [lo](float x, float) { return x < lo ? lo : x; });
+  return unary("clamp_min", a, [lo](float x) { return x < lo ? lo : x; });
 }
 
 Tensor& fill_(Tensor& self, const Scalar& value) {

@@ -164,9 +164,12 @@ PYBIND11_MODULE(_C, m) {
     if (!h) throw py::value_error("synchronize(): '" + device + "' is not a loaded backend's device");
     h->synchronize(d.has_index() ? d.index() : h->current_device());
   });
+  // The hooks of the loaded backend a device name ("openreg", "openreg:1") belongs to, or
+  // null (Device() itself raises for a name no device type has).
+  auto hooks_for = [](const std::string& name) { return ember::backend::hooks_of(ember::Device(name).type()); };
   // ember.<name>.Event over the backend's event hooks; an event is an opaque handle.
-  auto event_hooks = [](const std::string& name) {
-    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+  auto event_hooks = [hooks_for](const std::string& name) {
+    const auto* h = hooks_for(name);
     if (!h) throw py::value_error("Event: '" + name + "' is not a loaded backend");
     if (!h->event_create) throw py::type_error("Event: the '" + name + "' backend has no events");
     return h;
@@ -174,8 +177,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("_backend_event_create", [event_hooks](const std::string& name) {
     return reinterpret_cast<uintptr_t>(event_hooks(name)->event_create());
   });
-  m.def("_backend_event_destroy", [](const std::string& name, uintptr_t e) {
-    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+  m.def("_backend_event_destroy", [hooks_for](const std::string& name, uintptr_t e) {
+    const auto* h = hooks_for(name);
     if (h && h->event_destroy) h->event_destroy(reinterpret_cast<void*>(e));
   });
   m.def("_backend_event_record", [event_hooks](const std::string& name, uintptr_t e, int device) {
@@ -192,12 +195,12 @@ PYBIND11_MODULE(_C, m) {
   m.def("_backend_event_elapsed_ms", [event_hooks](const std::string& name, uintptr_t a, uintptr_t b) {
     return event_hooks(name)->event_elapsed_ms(reinterpret_cast<void*>(a), reinterpret_cast<void*>(b));
   });
-  m.def("_backend_current_device", [](const std::string& name) {
-    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+  m.def("_backend_current_device", [hooks_for](const std::string& name) {
+    const auto* h = hooks_for(name);
     return h ? h->current_device() : 0;
   });
-  m.def("_backend_set_device", [](const std::string& name, int index) {
-    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+  m.def("_backend_set_device", [hooks_for](const std::string& name, int index) {
+    const auto* h = hooks_for(name);
     if (!h) throw py::value_error("set_device(): '" + name + "' is not a loaded backend");
     if (index < 0 || index >= h->device_count()) {
       throw py::value_error("set_device(): expected a '" + name + "' device index below " +
@@ -205,12 +208,12 @@ PYBIND11_MODULE(_C, m) {
     }
     h->set_device(index);
   });
-  m.def("_backend_device_count", [](const std::string& name) {
-    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+  m.def("_backend_device_count", [hooks_for](const std::string& name) {
+    const auto* h = hooks_for(name);
     return h ? h->device_count() : 0;
   });
-  m.def("_backend_manual_seed", [](const std::string& name, uint64_t seed) {
-    const auto* h = ember::backend::hooks_of(ember::Device(name).type());
+  m.def("_backend_manual_seed", [hooks_for](const std::string& name, uint64_t seed) {
+    const auto* h = hooks_for(name);
     if (!h) throw py::value_error("manual_seed(): '" + name + "' is not a loaded backend");
     if (!h->manual_seed) throw py::type_error("manual_seed(): the '" + name + "' backend has no generator hook");
     h->manual_seed(seed);
