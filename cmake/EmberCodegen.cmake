@@ -76,3 +76,54 @@ function(ember_add_op_library target)
     set_target_properties(${target}_py PROPERTIES CXX_VISIBILITY_PRESET hidden)
   endif()
 endfunction()
+
+# ember_add_backend(<target> YAML <kernels.yaml> SOURCES <files...> [OUTPUT_NAME <name>])
+#
+# Builds an out-of-tree backend (c10/backend/Backend.h) as a loadable module for
+# ember.backends.load(). The kernel YAML lists the Ember operators the backend implements
+# (Note [Backend YAML], codegen/gen_backend.py); the generator writes Kernels.h, the typed
+# declarations of ember::<namespace>::Kernels, and register_kernels(), which the backend's
+# register function calls. A kernel defined with another signature than its operator's does
+# not compile; one left undefined does not link. The module is built as a backend must be:
+# hidden visibility (only EMBER_BACKEND's two symbols are exported), no gnu-unique symbols
+# (dlclose must unload it), the sanitizers libember was built with (EMBER_SANITIZE).
+function(ember_add_backend target)
+  cmake_parse_arguments(ARG "" "YAML;OUTPUT_NAME" "SOURCES" ${ARGN})
+  if(NOT ARG_YAML OR NOT ARG_SOURCES)
+    message(FATAL_ERROR "ember_add_backend(${target}): YAML and SOURCES are required")
+  endif()
+  if(NOT EMBER_CODEGEN_DIR OR NOT EMBER_NATIVE_FUNCTIONS)
+    message(FATAL_ERROR "ember_add_backend: EMBER_CODEGEN_DIR and EMBER_NATIVE_FUNCTIONS are not set "
+                        "(find_package(Ember) sets them)")
+  endif()
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  find_package(Threads REQUIRED)
+  get_filename_component(yaml ${ARG_YAML} ABSOLUTE)
+  set(gen_out ${CMAKE_CURRENT_BINARY_DIR}/${target}_generated)
+  add_custom_command(
+    OUTPUT ${gen_out}/Kernels.h ${gen_out}/RegisterKernels.cpp
+    COMMAND ${Python3_EXECUTABLE} ${EMBER_CODEGEN_DIR}/gen_backend.py --native ${EMBER_NATIVE_FUNCTIONS}
+            --yaml ${yaml} --out ${gen_out}
+    DEPENDS ${yaml} ${EMBER_NATIVE_FUNCTIONS} ${EMBER_CODEGEN_DIR}/gen_backend.py ${EMBER_CODEGEN_DIR}/model.py
+            ${EMBER_CODEGEN_DIR}/cpp.py
+    COMMENT "Generating ${target}'s kernel declarations"
+    VERBATIM)
+  add_library(${target} MODULE ${ARG_SOURCES} ${gen_out}/RegisterKernels.cpp)
+  target_include_directories(${target} PRIVATE ${gen_out})
+  target_link_libraries(${target} PRIVATE Ember::ember Threads::Threads)
+  set_target_properties(${target} PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF
+                        CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  if(ARG_OUTPUT_NAME)
+    set_target_properties(${target} PROPERTIES OUTPUT_NAME ${ARG_OUTPUT_NAME})
+  endif()
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    # gnu-unique symbols would make dlclose() a no-op (examples/out_of_tree_backend/README.md).
+    target_compile_options(${target} PRIVATE -fno-gnu-unique)
+  endif()
+  if(EMBER_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=${EMBER_SANITIZE} -fno-omit-frame-pointer)
+    target_link_options(${target} PRIVATE -fsanitize=${EMBER_SANITIZE})
+  else()
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  endif()
+endfunction()

@@ -10,6 +10,7 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/MemoryFormats.h"
 #include "aten/native/RangeFactories.h"
+#include "c10/backend/Backend.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/arange.h"
 #include "ember/generated/ops/arange_native.h"
@@ -21,6 +22,7 @@
 #include "ember/generated/ops/fill_.h"
 #include "ember/generated/ops/linspace.h"
 #include "ember/generated/ops/logspace.h"
+#include "ember/generated/ops/resize__native.h"
 
 namespace ember {
 namespace {
@@ -134,6 +136,40 @@ Tensor empty_in_format(IntArrayRef size, ScalarType dtype, Device device, Dispat
 }  // namespace
 
 namespace native {
+
+// resize_ on every device: the storage grows through its own allocator (Allocator::copy_data
+// keeps the old bytes, on the device for a backend's), with the storage's device current.
+Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  EMBER_CHECK(!self.requires_grad(), "resize_(): cannot resize variables that require grad");
+  EMBER_CHECK(self.layout() == Layout::Strided, "resize_(): expected a strided tensor, but got a ",
+              layout_name(self.layout()), " one");
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Contiguous);
+  EMBER_CHECK(format != MemoryFormat::Preserve,
+              "resize_(): memory_format=preserve_format is not supported (a new size has no "
+              "layout to preserve); pass contiguous_format or channels_last");
+  for (int64_t s : size) {
+    EMBER_CHECK(s >= 0, "resize_(): expected non-negative sizes, but got ", size);
+  }
+  if (format != MemoryFormat::Contiguous) check_channels_last_rank("resize_", format, size.size());
+  const DimVector strides = strides_for(size, format);
+  TensorImpl* impl = self.impl();
+  int64_t extent = 0;  // elements the geometry reaches from the storage offset
+  if (std::none_of(size.begin(), size.end(), [](int64_t s) { return s == 0; })) {
+    extent = 1;
+    for (size_t d = 0; d < size.size(); ++d) extent += (size[d] - 1) * strides[d];
+  }
+  const size_t needed = static_cast<size_t>(impl->storage_offset() + extent) * itemsize(self.dtype());
+  const Storage& storage = impl->storage();
+  if (storage && needed > storage->nbytes()) {
+    EMBER_CHECK(storage->resizable(), "resize_(): the tensor's storage is not resizable (it wraps memory "
+                "Ember does not own); it needs ", needed, " bytes and has ", storage->nbytes(),
+                "; clone() the tensor first");
+    backend::DeviceGuard guard(self.device());
+    storage->resize(needed);
+  }
+  impl->set_sizes_and_strides(size, strides, impl->storage_offset());
+  return self;
+}
 
 Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                  std::optional<Device> device, std::optional<bool> pin_memory,

@@ -76,6 +76,12 @@ class HooksAllocator final : public Allocator {
     return DataPtr(p, block, &HooksAllocator::free_block, device);
   }
 
+  // Both blocks are on the current device: StorageImpl::resize allocates the new one there,
+  // under the guard of the storage's device (the resize_ kernel's).
+  void copy_data(void* dst, const void* src, size_t nbytes) const override {
+    if (nbytes > 0) hooks_->copy(dst, src, nbytes, CopyKind::DeviceToDevice, hooks_->current_device());
+  }
+
   int64_t live() const { return live_.load(std::memory_order_relaxed); }
 
  private:
@@ -189,6 +195,8 @@ DeviceType load(const std::string& path) {
         const DeviceType t = (*l)->reg ? (*l)->reg->device_type() : DeviceType::CPU;
         const bool had_slot = (*l)->reg != nullptr;
         if ((*l)->allocator) set_allocator(t, nullptr);
+        // A generator the register function installed (set_default_generator) goes too.
+        if (had_slot) set_default_generator(t, Generator());
         l->reset();
         if (had_slot) release_device_type(t);
         dlclose(h);

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <malloc.h>
 #include <map>
 #include <mutex>
@@ -146,6 +147,10 @@ MetaAllocator meta_alloc;
 std::atomic<Allocator*> allocators[kNumDeviceTypes] = {&cpu_alloc, nullptr, &meta_alloc};
 
 }  // namespace
+
+void Allocator::copy_data(void* dst, const void* src, size_t nbytes) const {
+  if (nbytes > 0) std::memcpy(dst, src, nbytes);
+}
 
 Allocator* cpu_allocator() { return &cpu_alloc; }
 

@@ -53,6 +53,10 @@ class EMBER_API Allocator {
   virtual ~Allocator() = default;
   /// Allocates nbytes (nbytes == 0 gives a null, valid DataPtr); throws on exhaustion.
   virtual DataPtr allocate(size_t nbytes) = 0;
+  /// Copies nbytes from one block of this allocator's to another (growing a storage keeps
+  /// its bytes through it): a host memcpy by default; a device allocator copies on the
+  /// device, ordered after the work queued there.
+  virtual void copy_data(void* dst, const void* src, size_t nbytes) const;
 };
 
 /// Alignment of every CPU allocation (a cache line; the widest SIMD load).

@@ -20,8 +20,7 @@ void StorageImpl::resize(size_t nbytes) {
   if (nbytes == nbytes_) return;
   DataPtr fresh = allocator_->allocate(nbytes);
   size_t keep = std::min(nbytes, nbytes_);
-  // Only host memory is copied here; device allocators bring their own copy.
-  if (keep > 0 && data_.device().is_cpu()) std::memcpy(fresh.get(), data_.get(), keep);
+  if (keep > 0) allocator_->copy_data(fresh.get(), data_.get(), keep);
   data_ = std::move(fresh);
   nbytes_ = nbytes;
 }

@@ -5,13 +5,17 @@
 // runs its kernels on one stream: a worker thread taking them in order, asynchronously to
 // the caller; copies to the host, synchronize() and events wait for it. Kernels: the factories,
 // copy_ (host <-> device, device <-> device, any strides), elementwise arithmetic with
-// broadcasting, clamp_min (relu), mm, sum, fill_/zero_ and the optimiser's in-place updates, all
-// float32 (copies and factories take every dtype); everything else runs on the CPU through
-// Ember's CPU fallback, counted (ember.backends.fallback_stats()).
+// broadcasting, clamp_min (relu), sqrt, mm, sum, fill_/zero_, the optimisers' in-place updates
+// and random fills from the device's own generator, all float32 (copies and factories take
+// every dtype), declared in openreg.yaml (Note [Backend YAML], codegen/gen_backend.py);
+// everything else runs on the CPU through Ember's CPU fallback, counted
+// (ember.backends.fallback_stats()).
 #include <ember/ember.h>
 #include <sys/mman.h>
 
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -21,9 +25,11 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
+#include "Kernels.h"  // generated from openreg.yaml (ember_add_backend)
 #include "aten/BackendFallback.h"
 #include "c10/backend/Backend.h"
 
@@ -43,7 +49,6 @@ constexpr uintptr_t kOffsetMask = (uintptr_t{1} << 48) - 1;
 
 ember::DeviceType g_type = ember::DeviceType::PrivateUse1;
 thread_local int g_current = 0;
-std::atomic<uint64_t> g_seed{0};
 
 // --- Memory: an arena per device, blocks by power-of-two size class ---------------------
 class Arena {
@@ -184,7 +189,6 @@ void copy_bytes(void* dst, const void* src, size_t nbytes, CopyKind kind, int de
   else std::memcpy(dst, resolve(src), nbytes);
 }
 void synchronize(int device) { streams[device].synchronize(); }
-void manual_seed(uint64_t seed) { g_seed = seed; }
 
 // Events: a mark the worker reaches in order, with the time it did.
 struct Event {
@@ -233,29 +237,6 @@ int index_of(const Tensor& t) { return std::max<int>(t.device().index(), 0); }
 
 Tensor empty_on(IntArrayRef size, ScalarType dtype, Device device) {
   return ember::backend::empty_on_device(size, dtype, device);
-}
-
-Tensor empty_openreg(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<ember::Layout> layout,
-                     std::optional<Device> device, std::optional<bool>, std::optional<ember::MemoryFormat>) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == ember::Layout::Strided, "empty(): openreg holds strided tensors only");
-  return empty_on(size, dtype.value_or(ember::get_default_dtype()), device.value_or(Device(g_type)));
-}
-
-Tensor empty_strided_openreg(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
-                             std::optional<ember::Layout> layout, std::optional<Device> device, std::optional<bool>) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == ember::Layout::Strided, "empty_strided(): openreg holds strided "
-                              "tensors only");
-  // The extent the strides reach, then a view of that geometry.
-  int64_t extent = 1;
-  for (size_t d = 0; d < size.size(); ++d) {
-    if (size[d] == 0) extent = 0;
-  }
-  if (extent) {
-    for (size_t d = 0; d < size.size(); ++d) extent += (size[d] - 1) * stride[d];
-  }
-  Tensor base = empty_on({extent}, dtype.value_or(ember::get_default_dtype()), device.value_or(Device(g_type)));
-  base.impl()->set_sizes_and_strides(size, stride, 0);
-  return base;
 }
 
 // Element offsets (in elements) of t's elements in row-major order over `shape`, t broadcast
@@ -310,102 +291,274 @@ std::vector<int64_t> broadcast(const char* op, IntArrayRef a, IntArrayRef b) {
   return out;
 }
 
+// An in-place op's operand must broadcast to self's shape, not grow it.
+void check_broadcasts_to(const char* op, const Tensor& self, const Tensor& other) {
+  const std::vector<int64_t> shape = broadcast(op, self.sizes(), other.sizes());
+  EMBER_CHECK_VALUE(IntArrayRef(shape) == self.sizes(), op, "(): an operand of shape ", other.sizes(),
+                    " does not broadcast to self's shape ", self.sizes());
+}
+
 // A CPU 0-d operand (torch allows one beside device tensors) as a value.
 std::optional<float> host_scalar(const Tensor& t) {
   if (t.device().is_cpu() && t.dim() == 0) return static_cast<float>(t.item().toDouble());
   return std::nullopt;
 }
 
-// out = f(a, b) elementwise, broadcasting; out may alias a (in place).
-template <class F>
-Tensor& binary_into(const char* op, Tensor& out, const Tensor& a, const Tensor& b, F f) {
-  check_float(op, a);
-  check_float(op, b);
+// out[i] = f(x1[i], ..., xN[i]) over out's shape, each input broadcast to it (or a host
+// 0-d one read as a value); out may alias an input (in place): the inputs are gathered
+// before anything is written.
+template <size_t N, class F>
+Tensor& elementwise_into(const char* op, Tensor& out, std::array<const Tensor*, N> in, F f) {
   check_float(op, out);
-  const auto sb = host_scalar(b);
-  EMBER_CHECK_VALUE(on_device(a) && (sb || on_device(b)), op, "(): expected tensors on one openreg device");
-  const Walk wo = walk_of(out, out.sizes()), wa = walk_of(a, out.sizes());
-  const Walk wb = sb ? Walk{} : walk_of(b, out.sizes());
-  const Tensor keep_a = a, keep_b = b, keep_o = out;
-  const void* ha = a.storage()->data();
-  const void* hb = sb ? nullptr : b.storage()->data();
-  void* ho = out.storage()->data();
-  streams[index_of(out)].enqueue([=] {
-    (void)keep_a, (void)keep_b, (void)keep_o;
-    const float* pa = reinterpret_cast<const float*>(resolve(ha));
-    const float* pb = sb ? nullptr : reinterpret_cast<const float*>(resolve(hb));
-    float* po = reinterpret_cast<float*>(resolve(ho));
-    // Gather the operands first, so an output aliasing an input is read before written.
-    std::vector<float> xa, xb;
-    for_each_offset(wa, [&](int64_t, int64_t o) { xa.push_back(pa[o]); });
-    if (!sb) for_each_offset(wb, [&](int64_t, int64_t o) { xb.push_back(pb[o]); });
-    for_each_offset(wo, [&](int64_t i, int64_t o) { po[o] = f(xa[i], sb ? *sb : xb[i]); });
-  });
-  return out;
-}
-
-// out = f(a) elementwise, a gathered once.
-template <class F>
-Tensor unary(const char* op, const Tensor& a, F f) {
-  check_float(op, a);
-  EMBER_CHECK_VALUE(on_device(a), op, "(): expected a tensor on an openreg device");
-  Tensor out = empty_on(a.sizes(), ScalarType::Float, a.device());
-  const Walk wa = walk_of(a, a.sizes());
-  const Tensor keep_a = a, keep_o = out;
-  const void* ha = a.storage()->data();
-  void* ho = out.storage()->data();
-  streams[index_of(out)].enqueue([=] {
-    (void)keep_a, (void)keep_o;
-    const float* pa = reinterpret_cast<const float*>(resolve(ha));
-    float* po = reinterpret_cast<float*>(resolve(ho));  // contiguous: element i at i
-    for_each_offset(wa, [&](int64_t i, int64_t o) { po[i] = f(pa[o]); });
-  });
-  return out;
-}
-
-template <class F>
-Tensor binary(const char* op, const Tensor& a, const Tensor& b, F f) {
-  Tensor out = empty_on(broadcast(op, a.sizes(), b.sizes()), ScalarType::Float, on_device(a) ? a.device() : b.device());
-  // A host 0-d self (2 - x): swap its role in f.
-  if (auto sa = host_scalar(a)) {
-    const float s = *sa;
-    return binary_into(op, out, b, b, [=](float x, float) { return f(s, x); });
+  EMBER_CHECK_VALUE(on_device(out), op, "(): expected the output on an openreg device");
+  std::array<std::optional<float>, N> scalar;
+  std::array<Walk, N> walks;
+  std::array<const void*, N> handles{};
+  std::vector<Tensor> keep{out};
+  for (size_t k = 0; k < N; ++k) {
+    const Tensor& t = *in[k];
+    check_float(op, t);
+    scalar[k] = host_scalar(t);
+    if (scalar[k]) continue;
+    EMBER_CHECK_VALUE(on_device(t) && index_of(t) == index_of(out), op, "(): expected every tensor on ",
+                      out.device(), ", but got one on ", t.device());
+    walks[k] = walk_of(t, out.sizes());
+    handles[k] = t.storage()->data();
+    keep.push_back(t);
   }
-  return binary_into(op, out, a, b, f);
+  const Walk wo = walk_of(out, out.sizes());
+  void* ho = out.storage()->data();
+  streams[index_of(out)].enqueue([=] {
+    (void)keep;
+    std::array<std::vector<float>, N> x;
+    for (size_t k = 0; k < N; ++k) {
+      if (scalar[k]) continue;
+      const float* p = reinterpret_cast<const float*>(resolve(handles[k]));
+      for_each_offset(walks[k], [&](int64_t, int64_t o) { x[k].push_back(p[o]); });
+    }
+    float* po = reinterpret_cast<float*>(resolve(ho));
+    for_each_offset(wo, [&](int64_t i, int64_t o) {
+      std::array<float, N> v;
+      for (size_t k = 0; k < N; ++k) v[k] = scalar[k] ? *scalar[k] : x[k][static_cast<size_t>(i)];
+      po[o] = std::apply(f, v);
+    });
+  });
+  return out;
 }
 
-Tensor add_t(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  const auto k = static_cast<float>(alpha.toDouble());
-  return binary("add", a, b, [k](float x, float y) { return x + k * y; });
+// A new float32 tensor of the inputs' broadcast shape, on the first device operand's device.
+template <size_t N, class F>
+Tensor elementwise(const char* op, std::array<const Tensor*, N> in, F f) {
+  std::vector<int64_t> shape(in[0]->sizes().begin(), in[0]->sizes().end());
+  const Tensor* where = nullptr;
+  for (const Tensor* t : in) {
+    shape = broadcast(op, shape, t->sizes());
+    if (!where && on_device(*t)) where = t;
+  }
+  EMBER_CHECK_VALUE(where != nullptr, op, "(): expected a tensor on an openreg device");
+  Tensor out = empty_on(shape, ScalarType::Float, where->device());
+  return elementwise_into(op, out, in, f);
 }
-Tensor sub_t(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  const auto k = static_cast<float>(alpha.toDouble());
-  return binary("sub", a, b, [k](float x, float y) { return x - k * y; });
+
+// self = f(self, others...) in place; each operand broadcasts to self's shape.
+template <class F, class... T>
+Tensor& inplace(const char* op, Tensor& self, F f, const T&... others) {
+  (check_broadcasts_to(op, self, others), ...);
+  return elementwise_into<1 + sizeof...(T)>(op, self, {&self, &others...}, f);
 }
-Tensor mul_t(const Tensor& a, const Tensor& b) { return binary("mul", a, b, [](float x, float y) { return x * y; }); }
-Tensor div_t(const Tensor& a, const Tensor& b) { return binary("div", a, b, [](float x, float y) { return x / y; }); }
-Tensor& add__t(Tensor& self, const Tensor& b, const Scalar& alpha) {
-  const auto k = static_cast<float>(alpha.toDouble());
-  broadcast("add_", self.sizes(), b.sizes());
-  return binary_into("add_", self, self, b, [k](float x, float y) { return x + k * y; });
+
+// An in-place update of a tensor openreg does not compute in (an int64 counter, such as
+// batch norm's num_batches_tracked): done on a host copy, then copied back.
+template <class F>
+Tensor& on_host(Tensor& self, F f) {
+  Tensor h = self.cpu();
+  f(h);
+  self.copy_(h);
+  return self;
 }
-Tensor& mul__t(Tensor& self, const Tensor& b) {
-  broadcast("mul_", self.sizes(), b.sizes());
-  return binary_into("mul_", self, self, b, [](float x, float y) { return x * y; });
+
+float as_float(const Scalar& s) { return static_cast<float>(s.toDouble()); }
+
+// --- Generator: counter-based, a draw's values depend only on (seed, counter) -----------
+// Each kernel reserves the counters it uses under the generator's mutex, on the calling
+// thread, so draws are reproducible whatever order the worker later runs in.
+class OpenregGenerator final : public ember::GeneratorImpl {
+ public:
+  explicit OpenregGenerator(Device device) : GeneratorImpl(device) {}
+  void set_current_seed(uint64_t seed) override {
+    seed_ = seed;
+    counter_ = 0;
+  }
+  uint64_t current_seed() const override { return seed_; }
+  // The first of n fresh counters.
+  uint64_t reserve(uint64_t n) {
+    std::lock_guard<std::mutex> lock(mutex());
+    const uint64_t first = counter_;
+    counter_ += n;
+    return first;
+  }
+
+ private:
+  uint64_t seed_ = 67280421310721ULL;  // torch's default seed
+  uint64_t counter_ = 0;
+};
+
+// splitmix64's finaliser over (seed, counter): 24 uniform bits -> [0, 1).
+float uniform01(uint64_t seed, uint64_t counter) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (counter + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return static_cast<float>(z >> 40) * 0x1p-24f;
+}
+
+OpenregGenerator& generator_of(const char* op, const std::optional<ember::Generator>& gen) {
+  const ember::Generator g = gen && gen->defined() ? *gen : ember::default_generator(g_type);
+  EMBER_CHECK_VALUE(g.device().type() == g_type, op, "(): expected a generator of the openreg device, but got one of ",
+                    g.device());
+  return static_cast<OpenregGenerator&>(*g.impl());
+}
+
+// self[i] = f(seed, first counter + i * per) over self's elements.
+template <class F>
+Tensor& draw(const char* op, Tensor& self, const std::optional<ember::Generator>& gen, uint64_t per, F f) {
+  check_float(op, self);
+  EMBER_CHECK_VALUE(on_device(self), op, "(): expected a tensor on an openreg device");
+  OpenregGenerator& g = generator_of(op, gen);
+  const uint64_t seed = g.current_seed();
+  const uint64_t first = g.reserve(static_cast<uint64_t>(self.numel()) * per);
+  const Walk w = walk_of(self, self.sizes());
+  const Tensor keep = self;
+  void* h = self.storage()->data();
+  streams[index_of(self)].enqueue([=] {
+    (void)keep;
+    float* p = reinterpret_cast<float*>(resolve(h));
+    for_each_offset(w, [&](int64_t i, int64_t o) { p[o] = f(seed, first + static_cast<uint64_t>(i) * per); });
+  });
+  return self;
+}
+
+void manual_seed(uint64_t seed) { ember::default_generator(g_type).manual_seed(seed); }
+
+}  // namespace
+
+// --- Kernels (openreg.yaml; Kernels is declared in the generated Kernels.h) --------------
+namespace ember::openreg {
+
+Tensor Kernels::empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                      std::optional<Device> device, std::optional<bool>, std::optional<MemoryFormat> memory_format) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == Layout::Strided, "empty(): openreg holds strided tensors only");
+  const MemoryFormat f = memory_format.value_or(MemoryFormat::Contiguous);
+  Tensor t = empty_on(size, dtype.value_or(get_default_dtype()), device.value_or(Device(g_type)));
+  if (f == MemoryFormat::ChannelsLast || f == MemoryFormat::ChannelsLast3d) {
+    // The same bytes, restrided (resize_ computes channels-last strides on every device).
+    return t.resize_(size, f);
+  }
+  return t;
+}
+
+Tensor Kernels::empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                              std::optional<Layout> layout, std::optional<Device> device, std::optional<bool>) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == Layout::Strided, "empty_strided(): openreg holds strided "
+                              "tensors only");
+  EMBER_CHECK_VALUE(size.size() == stride.size(), "empty_strided(): expected as many strides as sizes, but got ",
+                    stride.size(), " strides for ", size.size(), " sizes");
+  // The extent the strides reach, then a view of that geometry.
+  int64_t extent = 1;
+  for (size_t d = 0; d < size.size(); ++d) {
+    EMBER_CHECK_VALUE(size[d] >= 0 && stride[d] >= 0, "empty_strided(): expected non-negative sizes and strides, "
+                      "but got ", size, " and ", stride);
+    if (size[d] == 0) extent = 0;
+  }
+  if (extent) {
+    for (size_t d = 0; d < size.size(); ++d) extent += (size[d] - 1) * stride[d];
+  }
+  Tensor base = empty_on({extent}, dtype.value_or(get_default_dtype()), device.value_or(Device(g_type)));
+  base.impl()->set_sizes_and_strides(size, stride, 0);
+  return base;
+}
+
+Tensor Kernels::add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  const float k = as_float(alpha);
+  return elementwise<2>("add", {&a, &b}, [k](float x, float y) { return x + k * y; });
+}
+Tensor Kernels::sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  const float k = as_float(alpha);
+  return elementwise<2>("sub", {&a, &b}, [k](float x, float y) { return x - k * y; });
+}
+Tensor Kernels::mul(const Tensor& a, const Tensor& b) {
+  return elementwise<2>("mul", {&a, &b}, [](float x, float y) { return x * y; });
+}
+Tensor Kernels::div(const Tensor& a, const Tensor& b) {
+  return elementwise<2>("div", {&a, &b}, [](float x, float y) { return x / y; });
+}
+Tensor Kernels::add_scalar(const Tensor& a, const Scalar& other, const Scalar& alpha) {
+  const float v = as_float(other) * as_float(alpha);
+  return elementwise<1>("add", {&a}, [v](float x) { return x + v; });
+}
+Tensor Kernels::mul_scalar(const Tensor& a, const Scalar& other) {
+  const float v = as_float(other);
+  return elementwise<1>("mul", {&a}, [v](float x) { return x * v; });
+}
+Tensor Kernels::div_scalar(const Tensor& a, const Scalar& other) {
+  const float v = as_float(other);
+  return elementwise<1>("div", {&a}, [v](float x) { return x / v; });
+}
+Tensor& Kernels::add_(Tensor& self, const Tensor& b, const Scalar& alpha) {
+  const float k = as_float(alpha);
+  return inplace("add_", self, [k](float x, float y) { return x + k * y; }, b);
+}
+Tensor& Kernels::mul_(Tensor& self, const Tensor& b) {
+  return inplace("mul_", self, [](float x, float y) { return x * y; }, b);
+}
+Tensor& Kernels::add_scalar_(Tensor& self, const Scalar& other, const Scalar& alpha) {
+  if (self.scalar_type() != ScalarType::Float) return on_host(self, [&](Tensor& h) { h.add_(other, alpha); });
+  const float v = as_float(other) * as_float(alpha);
+  return inplace("add_", self, [v](float x) { return x + v; });
+}
+Tensor& Kernels::mul_scalar_(Tensor& self, const Scalar& other) {
+  if (self.scalar_type() != ScalarType::Float) return on_host(self, [&](Tensor& h) { h.mul_(other); });
+  const float v = as_float(other);
+  return inplace("mul_", self, [v](float x) { return x * v; });
+}
+Tensor& Kernels::div_scalar_(Tensor& self, const Scalar& other) {
+  if (self.scalar_type() != ScalarType::Float) return on_host(self, [&](Tensor& h) { h.div_(other); });
+  const float v = as_float(other);
+  return inplace("div_", self, [v](float x) { return x / v; });
 }
 // relu is CompositeImplicitAutograd (clamp_min(x, 0)): a kernel for relu itself would take
 // the op out of autograd's reach on this device, so the kernel is clamp_min's.
-Tensor clamp_min(const Tensor& a, const Scalar& min) {
-  const auto lo = static_cast<float>(min.toDouble());
-  return unary("clamp_min", a, [lo](float x) { return x < lo ? lo : x; });
+Tensor Kernels::clamp_min(const Tensor& a, const Scalar& min) {
+  const float lo = as_float(min);
+  return elementwise<1>("clamp_min", {&a}, [lo](float x) { return x < lo ? lo : x; });
+}
+Tensor Kernels::sqrt(const Tensor& a) {
+  return elementwise<1>("sqrt", {&a}, [](float x) { return std::sqrt(x); });
+}
+Tensor Kernels::neg(const Tensor& a) {
+  return elementwise<1>("neg", {&a}, [](float x) { return -x; });
 }
 
-Tensor& fill_(Tensor& self, const Scalar& value) {
+// The optimisers' updates (Adam: lerp_, addcmul_, sqrt, addcdiv_; SGD: add_, mul_).
+Tensor& Kernels::addcmul_(Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  const float v = as_float(value);
+  return inplace("addcmul_", self, [v](float s, float x, float y) { return s + v * x * y; }, t1, t2);
+}
+Tensor& Kernels::addcdiv_(Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  const float v = as_float(value);
+  return inplace("addcdiv_", self, [v](float s, float x, float y) { return s + v * x / y; }, t1, t2);
+}
+Tensor& Kernels::lerp_(Tensor& self, const Tensor& end, const Scalar& weight) {
+  const float w = as_float(weight);
+  return inplace("lerp_", self, [w](float s, float e) { return s + w * (e - s); }, end);
+}
+
+Tensor& Kernels::fill_(Tensor& self, const Scalar& value) {
   const Tensor keep = self;
   const Walk w = walk_of(self, self.sizes());
-  const size_t item = ember::itemsize(self.scalar_type());
+  const size_t item = itemsize(self.scalar_type());
   // The value's bytes in self's dtype, made on the host.
-  Tensor one = ember::full({}, value, ember::TensorOptions().dtype(self.scalar_type()));
+  Tensor one = full({}, value, TensorOptions().dtype(self.scalar_type()));
   std::vector<char> bytes(static_cast<const char*>(one.data_ptr()), static_cast<const char*>(one.data_ptr()) + item);
   void* h = self.storage()->data();
   streams[index_of(self)].enqueue([=] {
@@ -415,13 +568,35 @@ Tensor& fill_(Tensor& self, const Scalar& value) {
   });
   return self;
 }
-Tensor& zero_(Tensor& self) { return fill_(self, Scalar(0)); }
+Tensor& Kernels::zero_(Tensor& self) { return fill_(self, Scalar(0)); }
 
-Tensor mm(const Tensor& a, const Tensor& b) {
+// Random fills from openreg's own generator (ember.openreg.manual_seed seeds it).
+Tensor& Kernels::uniform_(Tensor& self, double from, double to, std::optional<Generator> gen) {
+  EMBER_CHECK_VALUE(from <= to, "uniform_(): expected from <= to, but got from=", from, " to=", to);
+  const auto lo = static_cast<float>(from), span = static_cast<float>(to - from);
+  return draw("uniform_", self, gen, 1, [=](uint64_t seed, uint64_t c) { return lo + span * uniform01(seed, c); });
+}
+Tensor& Kernels::normal_(Tensor& self, double mean, double std, std::optional<Generator> gen) {
+  EMBER_CHECK_VALUE(std >= 0, "normal_(): expected std >= 0, but got std=", std);
+  const auto m = static_cast<float>(mean), s = static_cast<float>(std);
+  return draw("normal_", self, gen, 2, [=](uint64_t seed, uint64_t c) {
+    const float u1 = 1.f - uniform01(seed, c), u2 = uniform01(seed, c + 1);  // u1 in (0, 1]
+    return m + s * std::sqrt(-2.f * std::log(u1)) * std::cos(6.2831853f * u2);
+  });
+}
+Tensor& Kernels::bernoulli_(Tensor& self, double p, std::optional<Generator> gen) {
+  EMBER_CHECK_VALUE(p >= 0 && p <= 1, "bernoulli_(): expected 0 <= p <= 1, but got p=", p);
+  const auto q = static_cast<float>(p);
+  return draw("bernoulli_", self, gen, 1, [=](uint64_t seed, uint64_t c) { return uniform01(seed, c) < q ? 1.f : 0.f; });
+}
+
+Tensor Kernels::mm(const Tensor& a, const Tensor& b) {
   check_float("mm", a);
   check_float("mm", b);
   EMBER_CHECK_VALUE(a.dim() == 2 && b.dim() == 2 && a.sizes()[1] == b.sizes()[0], "mm(): self and mat2 shapes "
                     "cannot be multiplied (", a.sizes(), " and ", b.sizes(), ")");
+  EMBER_CHECK_VALUE(on_device(a) && on_device(b) && index_of(a) == index_of(b), "mm(): expected both matrices on one "
+                    "openreg device, but got ", a.device(), " and ", b.device());
   const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
   Tensor out = empty_on({m, n}, ScalarType::Float, a.device());
   const int64_t as0 = a.strides()[0], as1 = a.strides()[1], bs0 = b.strides()[0], bs1 = b.strides()[1];
@@ -445,12 +620,11 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   return out;
 }
 
-Tensor sum_all(const Tensor& a, std::optional<ScalarType> dtype) {
+Tensor Kernels::sum(const Tensor& a, std::optional<ScalarType> dtype) {
   if (a.scalar_type() != ScalarType::Float || (dtype && *dtype != ScalarType::Float)) {
     // Counting (bool and integer sums, e.g. of correct predictions) is done on the host.
     return ember::sum(a.cpu(), dtype).to(a.device());
   }
-  EMBER_CHECK_NOT_IMPLEMENTED(!dtype || *dtype == ScalarType::Float, "sum(): openreg sums in float32 only");
   Tensor out = empty_on({}, ScalarType::Float, a.device());
   const Walk w = walk_of(a, a.sizes());
   const Tensor ka = a, ko = out;
@@ -467,19 +641,19 @@ Tensor sum_all(const Tensor& a, std::optional<ScalarType> dtype) {
 }
 
 // copy_: bytes of one dtype between any two of host and device, any strides, src broadcast.
-Tensor& copy_openreg(Tensor& self, const Tensor& src, bool) {
+Tensor& Kernels::copy_(Tensor& self, const Tensor& src, bool) {
   if (self.scalar_type() != src.scalar_type()) {
     // Convert on the CPU side (the elementwise conversion is the CPU's kernel).
     const Tensor host = on_device(src) ? src.cpu() : src;
-    return copy_openreg(self, host.to(self.scalar_type()), false);
+    return copy_(self, host.to(self.scalar_type()), false);
   }
   broadcast("copy_", self.sizes(), src.sizes());
-  const size_t item = ember::itemsize(self.scalar_type());
+  const size_t item = itemsize(self.scalar_type());
   if (!on_device(self)) {
     // device -> host: gather src into a contiguous device block, then one transfer.
     Tensor staged = on_device(src) && src.is_contiguous() && src.sizes() == self.sizes() ? src : empty_on(self.sizes(), src.scalar_type(), src.device());
-    if (!staged.is_same(src)) copy_openreg(staged, src, false);
-    Tensor host = self.is_contiguous() ? self : ember::empty(self.sizes(), ember::TensorOptions().dtype(self.scalar_type()));
+    if (!staged.is_same(src)) copy_(staged, src, false);
+    Tensor host = self.is_contiguous() ? self : ember::empty(self.sizes(), TensorOptions().dtype(self.scalar_type()));
     copy_bytes(host.data_ptr(), staged.data_ptr(), static_cast<size_t>(self.numel()) * item, CopyKind::DeviceToHost,
                index_of(src));
     if (!host.is_same(self)) self.copy_(host);
@@ -492,7 +666,7 @@ Tensor& copy_openreg(Tensor& self, const Tensor& src, bool) {
     Tensor staged = self.is_contiguous() ? self : empty_on(self.sizes(), self.scalar_type(), self.device());
     copy_bytes(staged.data_ptr(), host.data_ptr(), static_cast<size_t>(self.numel()) * item, CopyKind::HostToDevice,
                index_of(self));
-    if (!staged.is_same(self)) copy_openreg(self, staged, false);
+    if (!staged.is_same(self)) copy_(self, staged, false);
     return self;
   }
   // device -> device: a strided walk on the destination's stream (the source's device is
@@ -518,6 +692,10 @@ Tensor& copy_openreg(Tensor& self, const Tensor& src, bool) {
 }
 
 
+}  // namespace ember::openreg
+
+namespace {
+
 void register_openreg(ember::backend::Registration& r) {
   g_type = r.device_type();
   ember::backend::DeviceHooks h;
@@ -536,21 +714,10 @@ void register_openreg(ember::backend::Registration& r) {
   h.event_query = &event_query;
   h.event_elapsed_ms = &event_elapsed_ms;
   r.set_hooks(h);
-  r.kernels("aten")
-      .impl("empty.memory_format", &empty_openreg)
-      .impl("empty_strided", &empty_strided_openreg)
-      .impl("copy_", &copy_openreg)
-      .impl("add.Tensor", &add_t)
-      .impl("sub.Tensor", &sub_t)
-      .impl("mul.Tensor", &mul_t)
-      .impl("div.Tensor", &div_t)
-      .impl("add_.Tensor", &add__t)
-      .impl("mul_.Tensor", &mul__t)
-      .impl("clamp_min", &clamp_min)
-      .impl("fill_.Scalar", &fill_)
-      .impl("zero_", &zero_)
-      .impl("mm", &mm)
-      .impl("sum", &sum_all);
+  // The device's default generator (unload takes it out again): what the random kernels
+  // draw from when no generator is passed.
+  ember::set_default_generator(g_type, ember::Generator(ember::make_intrusive<OpenregGenerator>(Device(g_type))));
+  ember::openreg::register_kernels(r);  // generated from openreg.yaml
   ember::backend::enable_cpu_fallback(r);
 }
 

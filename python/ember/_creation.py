@@ -47,8 +47,16 @@ def numel(t: Tensor) -> builtins.int:
 
 
 def manual_seed(seed) -> _C.Generator:
-    """Seeds the default CPU generator; returns it."""
-    return _C.default_generator.manual_seed(builtins.int(seed))
+    """Seeds the default CPU generator and, as torch's, every loaded backend's device
+    generator (ember.<backend>.manual_seed); returns the CPU one."""
+    seed = builtins.int(seed)
+    g = _C.default_generator.manual_seed(seed)
+    for name in _C._backend_loaded():
+        try:
+            _C._backend_manual_seed(name, seed)
+        except TypeError:  # a backend without a generator hook: nothing to seed
+            pass
+    return g
 
 
 def seed() -> builtins.int:

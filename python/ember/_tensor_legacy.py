@@ -1,5 +1,5 @@
 """torch.Tensor's legacy and plumbing methods, built from Ember's existing ops: new, resize,
-resize_, resize_as(_), apply_, map_, map2_, nonzero_static, module_load, const_data_ptr,
+resize_as(_), apply_, map_, map2_, nonzero_static, module_load, const_data_ptr,
 is_inference, is_pinned, pin_memory, name and grad_dtype."""
 from __future__ import annotations
 
@@ -100,27 +100,9 @@ def _resize_as(self, tensor):
         return _resize(self, tuple(tensor.shape))
 
 
-def resize_(self, *sizes, memory_format=None):
-    """Makes self contiguous with these sizes, growing the storage when needed (elements keep
-    their place in memory; new ones are uninitialised)."""
-    if self.requires_grad:
-        raise RuntimeError("resize_(): cannot resize variables that require grad")
-    shape = _sizes("resize_", sizes)
-    if any(s < 0 for s in shape):
-        raise RuntimeError(f"resize_(): expected non-negative sizes, but got {list(shape)}")
-    self._resize_(shape)
-    if memory_format in (ember.channels_last, ember.channels_last_3d):
-        want = 4 if memory_format == ember.channels_last else 5
-        if len(shape) != want:
-            raise RuntimeError(f"resize_(): {memory_format} needs {want} sizes, but got {len(shape)}")
-        return self._restride_(shape, ember.empty(shape, memory_format=memory_format).stride(),
-                               self.storage_offset())
-    return self
-
-
 def resize_as_(self, the_template, memory_format=None):
-    """resize_ to the_template's sizes."""
-    return resize_(self, tuple(the_template.shape), memory_format=memory_format)
+    """resize_ to the_template's sizes (resize_ is an operator: native_functions.yaml)."""
+    return self.resize_(tuple(the_template.shape), memory_format=memory_format)
 
 
 def module_load(self, other, assign=False):
@@ -173,7 +155,7 @@ def _pin_memory(self, device=None):
 def install():
     methods = {"apply_": apply_, "map_": map_, "map2_": map2_, "new": new,
                "nonzero_static": nonzero_static, "resize": _resize, "resize_as": _resize_as,
-               "resize_": resize_, "resize_as_": resize_as_, "module_load": module_load,
+               "resize_as_": resize_as_, "module_load": module_load,
                "const_data_ptr": _const_data_ptr, "is_inference": _is_inference,
                "is_pinned": _is_pinned, "pin_memory": _pin_memory}
     for name, fn in methods.items():
