@@ -140,6 +140,7 @@ class MetaAllocator final : public Allocator {
   DataPtr allocate(size_t) override {
     return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::Meta));
   }
+  void copy_data(void*, const void*, size_t) const override {}  // no bytes to keep
 };
 
 CpuAllocator cpu_alloc;
