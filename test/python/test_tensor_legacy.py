@@ -150,3 +150,14 @@ def test_module_load():
     assert not t.module_load(u).requires_grad
     out = e.module_load(f, assign=True)
     assert not out.requires_grad and out.data_ptr() == f.data_ptr()
+
+
+def test_resize_keeps_the_elements_in_every_dtype():
+    for dt in ("float32", "bfloat16", "int64", "bool", "complex64"):
+        e = ember.arange(6).to(getattr(ember, dt))
+        t = torch.arange(6).to(getattr(torch, dt))
+        e.resize_(2, 5)
+        t.resize_(2, 5)
+        assert e.shape == t.shape and e.stride() == t.stride()
+        assert e.reshape(-1)[:6].tolist() == t.reshape(-1)[:6].tolist()
+        assert e.resize_(2, 2).tolist() == t.resize_(2, 2).tolist()
