@@ -6,15 +6,14 @@
 #include <cstdint>
 #include <iostream>
 
+#include "c10/cuda/CudaRuntime.h"
 #include "c10/util/Exception.h"
 
 namespace ember::cuda {
-/// Whether a CUDA device can be used: never yet, as Python's ember.cuda.is_available() (the
-/// CUDA backend is its own issue).
-inline bool is_available() { return false; }
-/// The number of CUDA devices: 0.
-inline int64_t device_count() { return 0; }
-/// Whether cuDNN can be used: no.
+/// Whether a CUDA device can be used: the driver reports one (device_count(),
+/// c10/cuda/CudaRuntime.h), as Python's ember.cuda.is_available().
+inline bool is_available() { return device_count() > 0; }
+/// Whether cuDNN can be used: not yet (the CUDA issue brings cuDNN).
 inline bool cudnn_is_available() { return false; }
 }  // namespace ember::cuda
 

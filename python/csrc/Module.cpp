@@ -12,6 +12,7 @@
 #include "aten/PhiloxGenerator.h"
 #include "c10/core/Allocator.h"
 #include "c10/core/Threads.h"
+#include "c10/cuda/CudaRuntime.h"
 #include "c10/util/Exception.h"
 #include "python/csrc/Autograd.h"
 #include "python/csrc/Bindings.h"
@@ -208,6 +209,10 @@ PYBIND11_MODULE(_C, m) {
     }
     h->set_device(index);
   });
+  // ember.cuda's queries (c10/cuda/CudaRuntime.h): no devices without a driver.
+  m.def("_cuda_built", &ember::cuda::built);
+  m.def("_cuda_device_count", &ember::cuda::device_count);
+  m.def("_cuda_unavailable_reason", &ember::cuda::unavailable_reason);
   m.def("_backend_device_count", [hooks_for](const std::string& name) {
     const auto* h = hooks_for(name);
     return h ? h->device_count() : 0;

@@ -576,3 +576,14 @@ def test_torchelastic_launch_is_read_from_the_environment(monkeypatch):
     assert dist.is_torchelastic_launched() is torch.distributed.is_torchelastic_launched() is False
     monkeypatch.setenv("TORCHELASTIC_RUN_ID", "x")
     assert dist.is_torchelastic_launched() is torch.distributed.is_torchelastic_launched() is True
+
+
+def test_cuda_queries_answer_from_the_driver_without_failing():
+    # c10/cuda/CudaRuntime.h: a CUDA build opens libcudart on first use; with no GPU (or no
+    # driver, or a build without CUDA) there are no devices, and the reason is kept.
+    n = ember.cuda.device_count()
+    assert ember.cuda.is_available() == (n > 0)
+    if n == 0:
+        reason = ember._C._cuda_unavailable_reason()
+        assert reason and ("CUDA" in reason or "cuda" in reason), reason
+    assert isinstance(ember._C._cuda_built(), bool)

@@ -18,8 +18,9 @@ def _no_cuda(*args, **kwargs):
 
 
 def is_available() -> bool:
-    """Whether a CUDA device can be used: never, in a build without CUDA."""
-    return False
+    """Whether a CUDA device can be used: the driver reports one (never in a build without
+    CUDA; ember._C._cuda_unavailable_reason() says why not)."""
+    return _C._cuda_device_count() > 0
 
 
 def is_initialized() -> bool:
@@ -27,8 +28,8 @@ def is_initialized() -> bool:
 
 
 def device_count() -> int:
-    """The number of CUDA devices: 0."""
-    return 0
+    """The number of CUDA devices the driver reports: 0 without a driver or a CUDA build."""
+    return _C._cuda_device_count()
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
