@@ -177,24 +177,30 @@ void DeviceCachingAllocator::record_stream(void* ptr, Stream stream) {
   if (stream != it->second->stream) it->second->other_streams.insert(stream);
 }
 
+namespace {
+
+// Merges right, a free neighbour taken out of its pool, into left; right goes.
+template <class Block>
+void absorb(Block* left, Block* right) {
+  left->size += right->size;
+  left->next = right->next;
+  if (right->next) right->next->prev = left;
+  delete right;
+}
+
+}  // namespace
+
 void DeviceCachingAllocator::release(Block* b) {
   Pool& pool = b->small ? small_ : large_;
   if (b->prev && b->prev->is_free()) {
     Block* p = b->prev;
     pool.erase(p);
-    p->size += b->size;
-    p->next = b->next;
-    if (b->next) b->next->prev = p;
-    delete b;
+    absorb(p, b);
     b = p;
   }
   if (b->next && b->next->is_free()) {
-    Block* n = b->next;
-    pool.erase(n);
-    b->size += n->size;
-    b->next = n->next;
-    if (n->next) n->next->prev = b;
-    delete n;
+    pool.erase(b->next);
+    absorb(b, b->next);
   }
   pool.insert(b);
 }
