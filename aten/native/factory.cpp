@@ -48,20 +48,21 @@ Tensor empty_with_keys(IntArrayRef size, ScalarType dtype, Device device, Dispat
 }
 
 // Bytes a tensor of these sizes and strides spans: 0 when empty, else
-// (1 + sum((size - 1) * stride)) elements.
-size_t strided_nbytes(IntArrayRef size, IntArrayRef stride, ScalarType dtype) {
-  EMBER_CHECK_VALUE(size.size() == stride.size(), "empty_strided(): expected 'size' and 'stride' "
+// (1 + sum((size - 1) * stride)) elements; errors name op (empty_strided, resize_).
+size_t strided_nbytes(IntArrayRef size, IntArrayRef stride, ScalarType dtype,
+                      const char* op = "empty_strided") {
+  EMBER_CHECK_VALUE(size.size() == stride.size(), op, "(): expected 'size' and 'stride' "
                     "to have the same length, but got ", size.size(), " sizes and ", stride.size(),
                     " strides");
-  checked_numel("empty_strided", size);
+  checked_numel(op, size);
   int64_t last = 0;
   for (size_t i = 0; i < size.size(); ++i) {
-    EMBER_CHECK_VALUE(stride[i] >= 0, "empty_strided(): expected 'stride' to hold non-negative "
+    EMBER_CHECK_VALUE(stride[i] >= 0, op, "(): expected 'stride' to hold non-negative "
                       "strides, but got ", stride);
     if (size[i] == 0) return 0;
     EMBER_CHECK_VALUE(stride[i] == 0 || size[i] - 1 <= (std::numeric_limits<int64_t>::max() -
                                                         last) / stride[i],
-                      "empty_strided(): sizes ", size, " with strides ", stride,
+                      op, "(): sizes ", size, " with strides ", stride,
                       " span more elements than int64 can count");
     last += (size[i] - 1) * stride[i];
   }
@@ -153,12 +154,8 @@ Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memo
   if (format != MemoryFormat::Contiguous) check_channels_last_rank("resize_", format, size.size());
   const DimVector strides = strides_for(size, format);
   TensorImpl* impl = self.impl();
-  int64_t extent = 0;  // elements the geometry reaches from the storage offset
-  if (std::none_of(size.begin(), size.end(), [](int64_t s) { return s == 0; })) {
-    extent = 1;
-    for (size_t d = 0; d < size.size(); ++d) extent += (size[d] - 1) * strides[d];
-  }
-  const size_t needed = static_cast<size_t>(impl->storage_offset() + extent) * itemsize(self.dtype());
+  const size_t needed = strided_nbytes(size, strides, self.dtype(), "resize_") +
+                        static_cast<size_t>(impl->storage_offset()) * itemsize(self.dtype());
   const Storage& storage = impl->storage();
   if (storage && needed > storage->nbytes()) {
     EMBER_CHECK(storage->resizable(), "resize_(): the tensor's storage is not resizable (it wraps memory "
