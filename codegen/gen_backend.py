@@ -32,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cpp  # noqa: E402
+import gen_register  # noqa: E402
 import yaml  # noqa: E402
 from model import ModelError, NativeFunction, load  # noqa: E402
 
@@ -93,8 +94,7 @@ def declarations(ops: list[tuple[str, str, NativeFunction]]) -> list[tuple[str, 
     """(op, kernel, declaration, function-pointer type) of each listed kernel."""
     out = []
     for op, kernel, f in ops:
-        ret = cpp.return_type(f.schema, kernel=True)
-        ps = cpp.params(f.schema.arguments, kernel=True)
+        ret, ps = gen_register.kernel_signature(f.schema)  # the in-tree kernels' signature
         types = ", ".join(p.rsplit(" ", 1)[0] for p in ps)
         out.append((op, kernel, f"static {ret} {kernel}({', '.join(ps)});", f"{ret} (*)({types})"))
     return out
