@@ -54,17 +54,18 @@ def native_decls(fs: list[NativeFunction]) -> list[str]:
                 if key == "BackendSelect":
                     ps = ["DispatchKeySet keys"] + ps
                 decl = f"{ret} {kernel}({', '.join(ps)});"
-            decls.setdefault(decl)
+            # The CUDA registrations are compiled into libember_cuda (Note [The CUDA library]).
+            decls.setdefault(("EMBER_API " if key == "CUDA" else "") + decl)
         if f.structured:
             params = cpp.params(s.non_out_arguments)
             decl = f"{meta_return(s)} {meta_name(s)}({', '.join(params)})"
             if f.meta:
                 # Note [Shared meta helpers] (model.py): the family's helper, called with the name.
-                decls.setdefault(f"TensorMeta {f.meta}({', '.join(['const char* op'] + params)});")
+                decls.setdefault(f"EMBER_API TensorMeta {f.meta}({', '.join(['const char* op'] + params)});")
                 args = ", ".join([_cpp_string(s.name)] + [p.rsplit(" ", 1)[1].split(" = ")[0] for p in params])
                 decls.setdefault(f"inline {decl} {{ return {f.meta}({args}); }}")
             else:
-                decls.setdefault(f"{decl};")
+                decls.setdefault(f"EMBER_API {decl};")
     return list(decls)
 
 
@@ -188,8 +189,14 @@ def structured_wrappers(out_fn: NativeFunction, delegates: list[NativeFunction],
             result = outs[0]
         else:
             first = _first_tensor(ins)
-            device = "Device(DeviceType::Meta)" if key == "Meta" else (
-                f"{first.name}.device()" if first else "Device(DeviceType::CPU)")
+            if key == "CUDA":
+                # A CPU 0-d operand is a number: the result lives on the CUDA operand's device.
+                tensors = ", ".join(f"&{a.name}" for a in ins
+                                    if a.type.is_tensor and not a.type.is_list and not a.type.optional)
+                device = f"output_device_of({{{tensors}}})"
+            else:
+                device = "Device(DeviceType::Meta)" if key == "Meta" else (
+                    f"{first.name}.device()" if first else "Device(DeviceType::CPU)")
             outs = [f"out{i}" for i in range(n_out)]
             body += [f"  Tensor {o} = make_output({m}, {device});" for m, o in zip(metas, outs)]
             result = outs[0] if n_out == 1 else f"{ret}({', '.join(outs)})"
@@ -259,7 +266,7 @@ def files(fs: list[NativeFunction], ns: str, prefix: str) -> list[tuple[str, str
             kf.ops.add(s.name)
             kf.wrappers.append(
                 f"{ret} {wname}({', '.join(['DispatchKeySet keys'] + ps)}) {{\n"
-                f"  const DispatchKey backend = backend_key_of(device.value_or(Device(DeviceType::CPU)), {layout});\n"
+                f"  const DispatchKey backend = select_backend_key(device.value_or(Device(DeviceType::CPU)), {layout});\n"
                 f"  return ops::{cpp.struct_name(f)}::redispatch(keys.below(DispatchKey::BackendSelect).add(backend), {names});\n}}\n")
             kf.impls.append(f'  m.impl("{f.name}", {fn_ref(wname, ret, ["DispatchKeySet keys"] + ps)});')
     for key, kf in sorted(keys.items()):

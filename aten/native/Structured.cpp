@@ -1,5 +1,6 @@
 #include "aten/native/Structured.h"
 
+#include "c10/cuda/CudaRuntime.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/empty.h"
 #include "ember/generated/ops/empty_native.h"
@@ -7,6 +8,22 @@
 #include "ember/generated/ops/empty_strided_native.h"
 
 namespace ember {
+
+DispatchKey select_backend_key(Device device, Layout layout) {
+  if (EMBER_UNLIKELY(device.type() == DeviceType::CUDA)) {
+    const int n = cuda::device_count();
+    EMBER_CHECK(n > 0, "CUDA is not available: ", cuda::unavailable_reason());
+    EMBER_CHECK_VALUE(!device.has_index() || device.index() < n, "expected a cuda device index below ", n,
+                      ", but got ", device);
+  }
+  return backend_key_of(device, layout);
+}
+
+Device output_device_of(std::initializer_list<const Tensor*> inputs) {
+  for (const Tensor* t : inputs)
+    if (!(t->device().type() == DeviceType::CPU && t->dim() == 0)) return t->device();
+  return (*inputs.begin())->device();
+}
 
 // CPU outputs are made by the CPU factories directly, as PyTorch's structured kernels do:
 // the dispatcher has already chosen this backend, and a second trip through it

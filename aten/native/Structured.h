@@ -9,7 +9,11 @@
 /// three forms for each backend from them, and a Meta kernel that runs the meta function
 /// alone.
 
+#include <initializer_list>
+
 #include "c10/core/Device.h"
+#include "c10/core/DispatchKey.h"
+#include "c10/core/Layout.h"
 #include "c10/core/Tensor.h"
 #include "c10/core/TensorMeta.h"
 
@@ -17,6 +21,14 @@ namespace ember {
 
 /// A new tensor with the meta's sizes and dtype on device.
 EMBER_API Tensor make_output(const TensorMeta& meta, Device device);
+/// The backend key a factory with this device and layout runs on (BackendSelect's
+/// wrappers): backend_key_of, and for CUDA, first the device check (a RuntimeError saying
+/// why there is no device, as PyTorch raises) that also opens the kernels (Note [The CUDA
+/// library]).
+EMBER_API DispatchKey select_backend_key(Device device, Layout layout);
+/// The device of a structured op's output on a device backend: the first operand that is
+/// not a CPU 0-d tensor (which takes part as a number), else the first operand's.
+EMBER_API Device output_device_of(std::initializer_list<const Tensor*> inputs);
 /// Checks that an in-place op's result fits `self`: same sizes, dtype castable to self's.
 EMBER_API void check_inplace(const TensorMeta& meta, const Tensor& self, const char* op);
 /// Makes `out` fit the meta: checks that the result dtype can be cast to out's dtype (is

@@ -8,8 +8,13 @@
 
 #include "aten/native/TensorIterator.h"
 #include "c10/util/Exception.h"
+// The meta functions' declarations (exported: libember_cuda's registrations call them).
+#include "ember/generated/ops/add_native.h"
+#include "ember/generated/ops/div_native.h"
 #include "ember/generated/ops/maximum.h"
 #include "ember/generated/ops/minimum.h"
+#include "ember/generated/ops/mul_native.h"
+#include "ember/generated/ops/sub_native.h"
 
 namespace ember::native {
 

@@ -16,11 +16,11 @@ namespace ember::native {
 
 /// PyTorch's alpha rules: bool only for bool results, no float alpha for integral results,
 /// no complex alpha for real results; TypeError naming op otherwise.
-void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha);
+EMBER_API void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha);
 /// sub() takes no bool operand (TypeError with PyTorch's advice).
 void check_sub_operands(ScalarType a, ScalarType b);
 /// div()'s true division: integral (and bool) results become the default float dtype.
-ScalarType div_result_type(ScalarType t);
+EMBER_API ScalarType div_result_type(ScalarType t);
 
 /// The dtype rule of a binary op (Note [Binary functors] in cpu/binary.cpp): which
 /// promoted dtypes it takes, and the dtype it computes in.

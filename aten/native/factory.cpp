@@ -11,12 +11,15 @@
 #include "aten/native/MemoryFormats.h"
 #include "aten/native/RangeFactories.h"
 #include "c10/backend/Backend.h"
+#include "c10/cuda/CudaRuntime.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/arange.h"
 #include "ember/generated/ops/arange_native.h"
 #include "ember/generated/ops/empty.h"
 #include "ember/generated/ops/empty_like.h"
+#include "ember/generated/ops/empty_native.h"
 #include "ember/generated/ops/empty_strided.h"
+#include "ember/generated/ops/empty_strided_native.h"
 #include "ember/generated/ops/eye.h"
 #include "ember/generated/ops/eye_native.h"
 #include "ember/generated/ops/fill_.h"
@@ -175,6 +178,28 @@ Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optiona
   static const DispatchKeySet cpu_keys = tensor_key_set(Device(DeviceType::CPU));
   return empty_in_format(size, dtype.value_or(get_default_dtype()), Device(DeviceType::CPU), cpu_keys,
                          memory_format);
+}
+
+// CUDA's factories live here, not in libember_cuda: they need no CUDA code, only the CUDA
+// allocator (c10/cuda/CudaRuntime.cpp) on the device asked for.
+Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  check_empty_args(layout, memory_format);
+  backend::DeviceGuard guard(device.value_or(Device(DeviceType::CUDA)));
+  const Device d(DeviceType::CUDA, static_cast<int8_t>(cuda::current_device()));
+  static const DispatchKeySet cuda_keys = tensor_key_set(Device(DeviceType::CUDA));
+  return empty_in_format(size, dtype.value_or(get_default_dtype()), d, cuda_keys, memory_format);
+}
+
+Tensor empty_strided_cuda(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                          std::optional<Layout> layout, std::optional<Device> device,
+                          std::optional<bool> pin_memory) {
+  check_empty_args(layout, std::nullopt);
+  backend::DeviceGuard guard(device.value_or(Device(DeviceType::CUDA)));
+  const Device d(DeviceType::CUDA, static_cast<int8_t>(cuda::current_device()));
+  static const DispatchKeySet cuda_keys = tensor_key_set(Device(DeviceType::CUDA));
+  return empty_strided_with_keys(size, stride, dtype.value_or(get_default_dtype()), d, cuda_keys);
 }
 
 Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,

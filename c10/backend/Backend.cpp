@@ -1,5 +1,7 @@
 #include "c10/backend/Backend.h"
 
+#include "c10/cuda/CudaRuntime.h"
+
 #include <dlfcn.h>
 
 #include <atomic>
@@ -315,6 +317,14 @@ Tensor empty_on_device(IntArrayRef size, ScalarType dtype, Device device) {
 }
 
 DeviceGuard::DeviceGuard(Device device) {
+  if (device.type() == DeviceType::CUDA && device.has_index()) {
+    previous_ = cuda::current_device();
+    if (previous_ != device.index()) {
+      cuda::set_device(device.index());
+      cuda_ = true;
+    }
+    return;
+  }
   if (!device.has_index() || !is_privateuse(device.type())) return;
   hooks_ = hooks_of(device.type());
   if (!hooks_) return;
@@ -329,6 +339,7 @@ DeviceGuard::DeviceGuard(Device device) {
 }
 
 DeviceGuard::~DeviceGuard() {
+  if (cuda_) cuda::set_device(previous_);
   if (hooks_) hooks_->set_device(previous_);
 }
 

@@ -168,8 +168,8 @@ EMBER_API Tensor empty_on_device(IntArrayRef size, ScalarType dtype, Device devi
 
 /// Makes `device` the current device of its (loaded backend's) type for a scope, through
 /// the set_device hook, and restores the previous one after: what a backend's factory
-/// kernels use for their `device` argument. A device without an index, or of a type no
-/// loaded backend has, leaves everything as it is.
+/// kernels use for their `device` argument; a CUDA device goes through the CUDA runtime. A
+/// device without an index, or of a type no loaded backend has, leaves everything as it is.
 class EMBER_API DeviceGuard {
  public:
   explicit DeviceGuard(Device device);
@@ -180,6 +180,7 @@ class EMBER_API DeviceGuard {
  private:
   const DeviceHooks* hooks_ = nullptr;
   int previous_ = -1;
+  bool cuda_ = false;  // a CUDA device was made current (c10/cuda/CudaRuntime.h)
 };
 
 }  // namespace ember::backend

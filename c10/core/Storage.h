@@ -20,6 +20,8 @@ class EMBER_API StorageImpl : public IntrusiveTarget {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
   bool resizable() const { return allocator_ != nullptr; }
+  /// The allocator the bytes came from (null for wrapped memory).
+  Allocator* allocator() const { return allocator_; }
   const DataPtr& data_ptr() const { return data_; }
   /// Grows or shrinks to nbytes, keeping the first min(old, new) bytes; throws if the
   /// storage wraps foreign memory.

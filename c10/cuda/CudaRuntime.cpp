@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <map>
 #include <memory>
 #include <type_traits>
 #include <mutex>
@@ -11,6 +12,7 @@
 
 #include "c10/core/Allocator.h"
 #include "c10/core/Device.h"
+#include "c10/core/DeviceStreams.h"
 #include "c10/util/Exception.h"
 
 namespace ember::cuda {
@@ -39,6 +41,18 @@ struct Cudart {
   decltype(&cudaEventRecord) EventRecord = nullptr;
   decltype(&cudaEventQuery) EventQuery = nullptr;
   decltype(&cudaEventDestroy) EventDestroy = nullptr;
+  decltype(&cudaEventSynchronize) EventSynchronize = nullptr;
+  decltype(&cudaEventElapsedTime) EventElapsedTime = nullptr;
+  decltype(&cudaStreamCreateWithPriority) StreamCreateWithPriority = nullptr;
+  decltype(&cudaDeviceGetStreamPriorityRange) DeviceGetStreamPriorityRange = nullptr;
+  decltype(&cudaStreamQuery) StreamQuery = nullptr;
+  decltype(&cudaStreamSynchronize) StreamSynchronize = nullptr;
+  decltype(&cudaStreamWaitEvent) StreamWaitEvent = nullptr;
+  decltype(&cudaMemcpyAsync) MemcpyAsync = nullptr;
+  decltype(&cudaDeviceGetAttribute) DeviceGetAttribute = nullptr;
+  decltype(&cudaGetDeviceProperties) GetDeviceProperties = nullptr;
+  decltype(&cudaHostAlloc) HostAlloc = nullptr;
+  decltype(&cudaFreeHost) FreeHost = nullptr;
   std::string error;  // why it could not be opened, or ""
 };
 
@@ -70,6 +84,18 @@ const Cudart& cudart() {
     get(r->EventRecord, "cudaEventRecord");
     get(r->EventQuery, "cudaEventQuery");
     get(r->EventDestroy, "cudaEventDestroy");
+    get(r->EventSynchronize, "cudaEventSynchronize");
+    get(r->EventElapsedTime, "cudaEventElapsedTime");
+    get(r->StreamCreateWithPriority, "cudaStreamCreateWithPriority");
+    get(r->DeviceGetStreamPriorityRange, "cudaDeviceGetStreamPriorityRange");
+    get(r->StreamQuery, "cudaStreamQuery");
+    get(r->StreamSynchronize, "cudaStreamSynchronize");
+    get(r->StreamWaitEvent, "cudaStreamWaitEvent");
+    get(r->MemcpyAsync, "cudaMemcpyAsync");
+    get(r->DeviceGetAttribute, "cudaDeviceGetAttribute");
+    get(r->GetDeviceProperties, "cudaGetDeviceProperties");
+    get(r->HostAlloc, "cudaHostAlloc");
+    get(r->FreeHost, "cudaFreeHost");
     return r;
   }();
   return *c;
@@ -144,6 +170,20 @@ class CudaDriver final : public DeviceMemoryDriver {
   int index_;
 };
 
+// Pool streams, at the device's normal or greatest priority (Note [Device streams]).
+class CudaStreamDriver final : public DeviceStreamDriver {
+ public:
+  Handle create_stream(int device, int priority) override {
+    Guard g(device);
+    int least = 0, greatest = 0;
+    check(cudart().DeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    cudaStream_t s = nullptr;
+    check(cudart().StreamCreateWithPriority(&s, cudaStreamNonBlocking, priority ? greatest : least),
+          "cudaStreamCreateWithPriority");
+    return reinterpret_cast<Handle>(s);
+  }
+};
+
 struct DeviceState {
   explicit DeviceState(int index)
       : driver(index), allocator(driver, "cuda:" + std::to_string(index)) {}
@@ -155,6 +195,8 @@ struct Runtime {
   int count = 0;
   std::string reason;
   std::vector<std::unique_ptr<DeviceState>> devices;
+  CudaStreamDriver stream_driver;
+  std::unique_ptr<DeviceStreamRegistry> streams;
 };
 
 // Asked once: the driver's device count and, per device, its allocator (never destroyed:
@@ -164,28 +206,41 @@ Runtime& runtime() {
     auto* rt = new Runtime;
     if (!cudart().error.empty()) {
       rt->reason = "no CUDA device is usable: " + cudart().error;
-      return rt;
-    }
-    const cudaError_t e = cudart().GetDeviceCount(&rt->count);
-    if (e != cudaSuccess) {
+    } else if (const cudaError_t e = cudart().GetDeviceCount(&rt->count); e != cudaSuccess) {
       cudart().GetLastError();
       rt->count = 0;
       rt->reason = std::string("no CUDA device is usable: ") + cudart().GetErrorName(e) + " (" + cudart().GetErrorString(e) + ")";
     } else if (rt->count == 0) {
       rt->reason = "the CUDA driver reports no device";
     }
+    if (rt->count > 0) {
+      if (std::string e = load_kernels(); !e.empty()) {
+        rt->count = 0;
+        rt->reason = e;
+      }
+    }
     for (int i = 0; i < rt->count; ++i) rt->devices.push_back(std::make_unique<DeviceState>(i));
+    rt->streams = std::make_unique<DeviceStreamRegistry>(rt->stream_driver, rt->count, "cuda");
     return rt;
   }();
   return *r;
 }
 
-DeviceState& device(int index) {
+// Device `index` (-1: the current one), checked: ValueError naming why there is none.
+int checked(int index) {
   Runtime& r = runtime();
-  EMBER_CHECK_VALUE(index >= 0 && index < r.count, "cuda:", index, ": ",
-                    r.count == 0 ? r.reason : "expected a device index below " + std::to_string(r.count));
-  return *r.devices[static_cast<size_t>(index)];
+  EMBER_CHECK_VALUE(r.count > 0, "cuda", index < 0 ? "" : ":" + std::to_string(index), ": ", r.reason);
+  if (index < 0) {
+    check(cudart().GetDevice(&index), "cudaGetDevice");
+    return index;
+  }
+  r.streams->check_device(index);
+  return index;
 }
+
+DeviceState& device(int index) { return *runtime().devices[static_cast<size_t>(checked(index))]; }
+
+cudaStream_t raw(DeviceStream s) { return reinterpret_cast<cudaStream_t>(s.handle); }
 
 struct Block {
   DeviceCachingAllocator* owner;
@@ -198,27 +253,99 @@ void free_block(void* ctx) {
   delete b;
 }
 
-// DeviceType::CUDA's allocator: the current device's caching allocator, on the default stream.
+// DeviceType::CUDA's allocator: the current device's caching allocator, for the current
+// stream (the caching allocator reuses a block on the stream it was allocated for).
 class CudaAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes) override {
-    int index = 0;
-    if (runtime().count > 0) check(cudart().GetDevice(&index), "cudaGetDevice");
-    DeviceState& d = device(index);
+    const int index = checked(-1);
+    DeviceState& d = *runtime().devices[static_cast<size_t>(index)];
     const Device dev(DeviceType::CUDA, static_cast<int8_t>(index));
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, dev);
-    void* p = d.allocator.allocate(nbytes, 0);
+    void* p = d.allocator.allocate(nbytes, current_stream(index).handle);
     return DataPtr(p, new Block{&d.allocator, p}, &free_block, dev);
   }
   void copy_data(void* dst, const void* src, size_t nbytes) const override {
-    if (nbytes > 0) check(cudart().Memcpy(dst, src, nbytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
+    if (nbytes == 0) return;
+    int index = 0;
+    check(cudart().GetDevice(&index), "cudaGetDevice");
+    const cudaStream_t s = raw(current_stream(index));
+    check(cudart().MemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync");
   }
 };
 
 CudaAllocator cuda_allocator;
 [[maybe_unused]] const bool installed = (set_allocator(DeviceType::CUDA, &cuda_allocator), true);
 
+// Pinned host blocks, cached by exact rounded size: cudaHostAlloc is slow (it maps and
+// locks pages), and pinned buffers are reused in loops (a DataLoader's batches).
+class PinnedAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override {
+    if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
+    const size_t size = (nbytes + 511) / 512 * 512;
+    void* p = nullptr;
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      auto it = free_.find(size);
+      if (it != free_.end()) {
+        p = it->second;
+        free_.erase(it);
+      }
+    }
+    if (!p) p = host_alloc(size);
+    return DataPtr(p, new PinnedBlock{this, p, size}, &release, Device(DeviceType::CPU));
+  }
+
+ private:
+  struct PinnedBlock {
+    PinnedAllocator* owner;
+    void* ptr;
+    size_t size;
+  };
+  static void release(void* ctx) {
+    auto* b = static_cast<PinnedBlock*>(ctx);
+    {
+      std::lock_guard<std::mutex> g(b->owner->mutex_);
+      b->owner->free_.emplace(b->size, b->ptr);
+    }
+    delete b;
+  }
+  std::mutex mutex_;
+  std::multimap<size_t, void*> free_;
+};
+
+struct Event {
+  cudaEvent_t event = nullptr;
+  int device = -1;  // where it was created (on its first record)
+  bool timing;
+  bool blocking;
+};
+
 }  // namespace
+
+// Note [The CUDA library]: the CUDA kernels (aten/native/cuda/, and their generated
+// registrations, RegisterCUDA.cpp) are built into libember_cuda.so, beside libember.so, which
+// links the CUDA runtime and registers them into libember's dispatcher when it is opened:
+// the first time a device is found (runtime(), above). libember itself stays loadable where
+// there is no CUDA runtime (Note [Loading cudart]); the factories and copies' allocator,
+// streams and events are libember's.
+std::string load_kernels() {
+  static const std::string error = [] {
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<void*>(&load_kernels), &info) || !info.dli_fname)
+      return std::string("the CUDA kernels could not be loaded: libember's own path is unknown");
+    std::string dir = info.dli_fname;
+    dir = dir.substr(0, dir.find_last_of('/') + 1);
+    const std::string path = dir + "libember_cuda.so";
+    if (!dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      const char* e = dlerror();
+      return "the CUDA kernels (" + path + ") could not be loaded: " + (e ? e : "");
+    }
+    return std::string();
+  }();
+  return error;
+}
 
 bool built() { return true; }
 int device_count() { return runtime().count; }
@@ -229,9 +356,135 @@ void empty_cache(int index) {
   if (index < runtime().count) device(index).allocator.empty_cache();
 }
 void synchronize(int index) {
-  device(index);
+  index = checked(index);
   Guard g(index);
   check(cudart().DeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+int current_device() { return checked(-1); }
+void set_device(int index) { check(cudart().SetDevice(checked(index)), "cudaSetDevice"); }
+
+DeviceProperties device_properties(int index) {
+  index = checked(index);
+  cudaDeviceProp p{};
+  check(cudart().GetDeviceProperties(&p, index), "cudaGetDeviceProperties");
+  return {p.name, p.major, p.minor, p.totalGlobalMem, p.multiProcessorCount};
+}
+
+void mem_get_info(int index, size_t* free, size_t* total) { device(index).driver.mem_info(free, total); }
+
+DeviceStream current_stream(int index) {
+  index = checked(index);
+  return runtime().streams->current(index);
+}
+DeviceStream default_stream(int index) { return runtime().streams->default_stream(checked(index)); }
+void set_current_stream(DeviceStream s) {
+  checked(s.device);
+  runtime().streams->set_current(s);
+}
+DeviceStream stream_from_pool(bool high_priority, int index) {
+  return runtime().streams->from_pool(checked(index), high_priority);
+}
+DeviceStream create_stream(int index, int priority) {
+  index = checked(index);
+  return {index, runtime().stream_driver.create_stream(index, priority < 0 ? 1 : 0)};
+}
+bool stream_query(DeviceStream s) {
+  checked(s.device);
+  const cudaError_t e = cudart().StreamQuery(raw(s));
+  if (e == cudaErrorNotReady) {
+    cudart().GetLastError();
+    return false;
+  }
+  check(e, "cudaStreamQuery");
+  return true;
+}
+void stream_synchronize(DeviceStream s) {
+  checked(s.device);
+  check(cudart().StreamSynchronize(raw(s)), "cudaStreamSynchronize");
+}
+
+void* event_create(bool enable_timing, bool blocking) { return new Event{nullptr, -1, enable_timing, blocking}; }
+void event_destroy(void* event) {
+  auto* e = static_cast<Event*>(event);
+  if (e->event) {
+    Guard g(e->device);
+    cudart().EventDestroy(e->event);
+  }
+  delete e;
+}
+void event_record(void* event, DeviceStream s) {
+  auto* e = static_cast<Event*>(event);
+  checked(s.device);
+  EMBER_CHECK_VALUE(e->device < 0 || e->device == s.device, "Event.record(): the event was recorded on cuda:",
+                    e->device, " before; it cannot be recorded on a stream of cuda:", s.device);
+  Guard g(s.device);
+  if (!e->event) {
+    unsigned flags = (e->timing ? cudaEventDefault : cudaEventDisableTiming) | (e->blocking ? cudaEventBlockingSync : 0u);
+    check(cudart().EventCreateWithFlags(&e->event, flags), "cudaEventCreateWithFlags");
+    e->device = s.device;
+  }
+  check(cudart().EventRecord(e->event, raw(s)), "cudaEventRecord");
+}
+bool event_query(void* event) {
+  auto* e = static_cast<Event*>(event);
+  if (!e->event) return true;  // never recorded: nothing to wait for (as PyTorch)
+  const cudaError_t r = cudart().EventQuery(e->event);
+  if (r == cudaErrorNotReady) {
+    cudart().GetLastError();
+    return false;
+  }
+  check(r, "cudaEventQuery");
+  return true;
+}
+void event_synchronize(void* event) {
+  auto* e = static_cast<Event*>(event);
+  if (e->event) check(cudart().EventSynchronize(e->event), "cudaEventSynchronize");
+}
+void event_wait(void* event, DeviceStream s) {
+  auto* e = static_cast<Event*>(event);
+  checked(s.device);
+  if (!e->event) return;
+  Guard g(s.device);
+  check(cudart().StreamWaitEvent(raw(s), e->event, 0), "cudaStreamWaitEvent");
+}
+float event_elapsed_ms(void* start, void* end) {
+  auto* a = static_cast<Event*>(start);
+  auto* b = static_cast<Event*>(end);
+  EMBER_CHECK_VALUE(a->timing && b->timing, "Event.elapsed_time(): both events must be created with enable_timing=True");
+  EMBER_CHECK_VALUE(a->event && b->event, "Event.elapsed_time(): both events must be recorded first");
+  float ms = 0;
+  check(cudart().EventElapsedTime(&ms, a->event, b->event), "cudaEventElapsedTime");
+  return ms;
+}
+
+void record_stream(void* ptr, DeviceStream s) {
+  if (ptr) device(s.device).allocator.record_stream(ptr, s.handle);
+}
+
+void memcpy_async(void* dst, const void* src, size_t nbytes, CopyDirection dir, DeviceStream s) {
+  if (nbytes == 0) return;
+  checked(s.device);
+  Guard g(s.device);
+  const cudaMemcpyKind kind = dir == CopyDirection::HostToDevice   ? cudaMemcpyHostToDevice
+                              : dir == CopyDirection::DeviceToHost ? cudaMemcpyDeviceToHost
+                                                                   : cudaMemcpyDeviceToDevice;
+  check(cudart().MemcpyAsync(dst, src, nbytes, kind, raw(s)), "cudaMemcpyAsync");
+}
+
+void* host_alloc(size_t nbytes) {
+  checked(-1);
+  void* p = nullptr;
+  check(cudart().HostAlloc(&p, nbytes, cudaHostAllocDefault), "cudaHostAlloc");
+  return p;
+}
+void host_free(void* ptr) {
+  if (ptr) check(cudart().FreeHost(ptr), "cudaFreeHost");
+}
+
+Allocator* pinned_allocator() {
+  static auto* a = new PinnedAllocator;  // never destroyed: pinned tensors may outlive statics
+  return a;
 }
 
 }  // namespace ember::cuda

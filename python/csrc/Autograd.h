@@ -14,6 +14,8 @@ EMBER_API PyObject* grad_fn_object(const Tensor& t);
 EMBER_API void init_autograd(pybind11::module_& m);
 /// Adds the profiler's session and user-range entry points (python/csrc/Profiler.cpp).
 EMBER_API void init_profiler(pybind11::module_& m);
+/// Adds the CUDA runtime's entry points (python/csrc/Cuda.cpp).
+EMBER_API void init_cuda(pybind11::module_& m);
 /// Adds the tracer's entry points and the Graph type (python/csrc/Tracing.cpp).
 EMBER_API void init_tracing(pybind11::module_& m);
 

@@ -119,6 +119,7 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m);
   init_profiler(m);
   init_tracing(m);
+  init_cuda(m);
   ember::PrintOptions options = ember::print_options();
   options.dtype_prefix = "ember.";
   ember::set_print_options(options);
@@ -209,10 +210,6 @@ PYBIND11_MODULE(_C, m) {
     }
     h->set_device(index);
   });
-  // ember.cuda's queries (c10/cuda/CudaRuntime.h): no devices without a driver.
-  m.def("_cuda_built", &ember::cuda::built);
-  m.def("_cuda_device_count", &ember::cuda::device_count);
-  m.def("_cuda_unavailable_reason", &ember::cuda::unavailable_reason);
   m.def("_backend_device_count", [hooks_for](const std::string& name) {
     const auto* h = hooks_for(name);
     return h ? h->device_count() : 0;

@@ -235,7 +235,7 @@ class Tensor(_C.TensorBase):
         dtype, device, non_blocking, copy, memory_format = _to_args(args, dict(kwargs))
         if device is not None and _C.device(device) != self.device:
             target = _C.device(device)
-            if target.type == "cuda":
+            if target.type == "cuda" and not _C._cuda_built():
                 raise NotCompiledError(f"to(): cannot move a tensor to {target}: {NOT_COMPILED}")
             here = self.device
             if not (target.type == here.type and target.index in (None, here.index or 0)):
@@ -287,11 +287,36 @@ class Tensor(_C.TensorBase):
         return self.to(device="cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None) -> "Tensor":
-        """A copy on a CUDA device: raises NotCompiledError, Ember being built without CUDA."""
+        """A copy on a CUDA device (the current one by default); self when it is there."""
         if device is not None and not isinstance(device, builtins.int) \
                 and _C.device(device).type != "cuda":
             raise RuntimeError(f"cuda(): expected a cuda device, but got {device}")
-        raise NotCompiledError(f"cuda(): cannot move a tensor to CUDA: {NOT_COMPILED}")
+        if not _C._cuda_built():
+            raise NotCompiledError(f"cuda(): cannot move a tensor to CUDA: {NOT_COMPILED}")
+        import ember.cuda
+        if device is None:
+            device = ember.cuda.current_device()
+        target = _C.device("cuda", device) if isinstance(device, builtins.int) else _C.device(device)
+        if target.index is None:
+            target = _C.device("cuda", ember.cuda.current_device())
+        kwargs = {} if memory_format is None else {"memory_format": memory_format}
+        return self.to(device=target, non_blocking=non_blocking, **kwargs)
+
+    def pin_memory(self, device=None) -> "Tensor":
+        """A copy in page-locked host memory, which copies to CUDA asynchronously
+        (non_blocking=True); self when it is pinned already."""
+        if not _C._cuda_built():
+            raise NotCompiledError(f"pin_memory(): {NOT_COMPILED}")
+        return self if _C._cuda_is_pinned(self) else _C._cuda_pin_memory(self)
+
+    def is_pinned(self, device=None) -> bool:
+        """Whether the tensor's memory is page-locked (from pin_memory())."""
+        return _C._cuda_built() and _C._cuda_is_pinned(self)
+
+    def record_stream(self, stream) -> None:
+        """Marks the CUDA memory as used by stream: it is reused only after the work queued
+        there when the tensor is freed."""
+        _C._cuda_record_stream(self, stream.device_index, stream.cuda_stream)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """The legacy type name ('torch.FloatTensor') without dtype; else self converted to

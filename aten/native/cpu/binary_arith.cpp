@@ -1,5 +1,5 @@
 // add, sub, mul and div on the CPU (Tensor and Scalar forms), over TensorIterator (Note
-// [TensorIterator]). A number operand is a constant of the loop, never a tensor. Operands are
+// [TensorIterator]), with the functors of aten/native/ArithOps.h. A number operand is a constant of the loop, never a tensor. Operands are
 // converted to the compute dtype first (aten/native/binary.h); an out= of another dtype
 // receives a converted copy. Integers wrap on overflow as in PyTorch; 16-bit floats compute
 // in float32 and round once. The rest of the binary family is cpu/binary.cpp.
@@ -8,6 +8,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "aten/native/ArithOps.h"
 #include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Structured.h"
@@ -28,39 +29,7 @@ namespace {
 // ---- add, sub, mul, div -------------------------------------------------------------------
 
 
-enum class Op { Add, Mul, Div };
-
-template <class T>
-constexpr bool kWraps = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-// a + alpha * b, a * b or a / b in T's computation type; integers wrap.
-template <Op op, class T>
-struct Arith {
-  Acc<T> alpha;
-  Acc<T> operator()(Acc<T> a, Acc<T> b) const {
-    if constexpr (op == Op::Add) {
-      if constexpr (kWraps<T>) {
-        using U = std::make_unsigned_t<T>;
-        return static_cast<T>(static_cast<U>(a) + static_cast<U>(static_cast<U>(alpha) * static_cast<U>(b)));
-      } else if constexpr (std::is_same_v<T, bool>) {
-        return a || (alpha && b);
-      } else {
-        return a + alpha * b;
-      }
-    } else if constexpr (op == Op::Mul) {
-      if constexpr (kWraps<T>) {
-        using U = std::make_unsigned_t<T>;
-        return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-      } else if constexpr (std::is_same_v<T, bool>) {
-        return a && b;
-      } else {
-        return a * b;
-      }
-    } else {
-      return a / b;
-    }
-  }
-};
+using Op = ArithOp;  // the functors are shared with the CUDA kernels (aten/native/ArithOps.h)
 
 template <class T>
 Acc<T> scalar_as(const Scalar& s) {

@@ -1,0 +1,8 @@
+#pragma once
+/// EMBER_HOST_DEVICE marks a function both backends run (Note [Shared functors] in
+/// aten/native/ArithOps.h): __host__ __device__ under nvcc, nothing for the host compiler.
+#if defined(__CUDACC__)
+#define EMBER_HOST_DEVICE __host__ __device__
+#else
+#define EMBER_HOST_DEVICE
+#endif

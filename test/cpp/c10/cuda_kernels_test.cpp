@@ -1,0 +1,131 @@
+// The CUDA kernels (Note [The CUDA library]): on any machine with the CUDA runtime,
+// libember_cuda.so loads and registers its kernels under the CUDA key; with a GPU, they
+// compute what the CPU computes (values, dtypes, broadcasting, strides, CPU numbers, copies
+// both ways), and the streams, events and allocator behave.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "c10/cuda/CudaRuntime.h"
+#include "c10/dispatch/Dispatcher.h"
+#include "ember/ember.h"
+
+namespace ember {
+namespace {
+
+bool cuda_device_present() { return cuda::device_count() > 0; }
+#define SKIP_WITHOUT_DEVICE() \
+  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason()
+
+const std::vector<std::string> kCudaOps = {
+    "aten::empty.memory_format", "aten::empty_strided", "aten::copy_", "aten::fill_.Scalar",
+    "aten::_local_scalar_dense", "aten::add.out", "aten::add.Tensor", "aten::add_.Tensor",
+    "aten::sub.out", "aten::sub.Tensor", "aten::mul.out", "aten::mul.Tensor", "aten::div.out",
+    "aten::div.Tensor", "aten::add.Scalar", "aten::add_.Scalar", "aten::mul.Scalar", "aten::mul_.Scalar"};
+
+TEST(CudaKernels, TheLibraryLoadsAndRegistersUnderTheCudaKey) {
+  if (!cuda::built()) GTEST_SKIP() << "a build without CUDA";
+  const std::string error = cuda::load_kernels();
+  ASSERT_EQ(error, "") << "libember_cuda.so should load wherever the CUDA runtime is";
+  for (const std::string& name : kCudaOps) {
+    auto op = Dispatcher::singleton().find_op(name);
+    ASSERT_TRUE(op.has_value()) << name;
+    const std::vector<DispatchKey> keys = op->entry().registered_keys();
+    EXPECT_NE(std::find(keys.begin(), keys.end(), DispatchKey::CUDA), keys.end()) << name << " has no CUDA kernel";
+  }
+  EXPECT_EQ(cuda::load_kernels(), "") << "loading twice is loading once";
+}
+
+TEST(CudaKernels, WithoutADeviceCudaTensorsAreAClearError) {
+  if (cuda_device_present()) GTEST_SKIP() << "a GPU is present";
+  try {
+    ember::zeros({2}, TensorOptions().device(Device(DeviceType::CUDA, 0)));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda"), std::string::npos) << e.what();
+  }
+}
+
+Tensor to_cuda0(const Tensor& t) { return t.to(Device(DeviceType::CUDA, 0)); }
+
+void expect_cuda_matches(const Tensor& cuda_result, const Tensor& cpu_result) {
+  ASSERT_EQ(cuda_result.device().type(), DeviceType::CUDA);
+  EXPECT_EQ(cuda_result.scalar_type(), cpu_result.scalar_type());
+  EXPECT_EQ(cuda_result.sizes(), cpu_result.sizes());
+  EXPECT_TRUE(ember::equal(cuda_result.cpu(), cpu_result)) << cuda_result.cpu() << "\nvs\n" << cpu_result;
+}
+
+TEST(CudaKernels, CopiesRoundTripEveryDtypeAndLayout) {
+  SKIP_WITHOUT_DEVICE();
+  const Tensor base = ember::arange(24).reshape({2, 3, 4});
+  for (ScalarType t : {ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::BFloat16,
+                       ScalarType::Long, ScalarType::Int, ScalarType::Short, ScalarType::Char, ScalarType::Byte,
+                       ScalarType::Bool}) {
+    const Tensor x = base.to(t);
+    expect_cuda_matches(to_cuda0(x), x);
+    expect_cuda_matches(to_cuda0(x.transpose(0, 2)), x.transpose(0, 2));     // non-contiguous source
+    expect_cuda_matches(to_cuda0(x).transpose(0, 2).contiguous(), x.transpose(0, 2).contiguous());  // device scatter
+    expect_cuda_matches(to_cuda0(x).to(ScalarType::Float), x.to(ScalarType::Float));  // cast on the device
+    EXPECT_TRUE(ember::equal(to_cuda0(x).cpu(), x));
+  }
+  const Tensor e = ember::empty({0, 3});
+  expect_cuda_matches(to_cuda0(e), e);
+  const Tensor z = ember::tensor({2.5}).reshape({});
+  expect_cuda_matches(to_cuda0(z), z);
+  EXPECT_EQ(to_cuda0(z).item().to_double(), 2.5);
+}
+
+TEST(CudaKernels, ArithmeticMatchesTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  const Tensor a = ember::randn({4, 5}), b = ember::randn({5}), c = ember::randn({5, 4});
+  expect_cuda_matches(to_cuda0(a) + to_cuda0(b), a + b);                            // broadcast
+  expect_cuda_matches(to_cuda0(a) - to_cuda0(c).t(), a - c.t());                    // transposed operand
+  expect_cuda_matches(to_cuda0(a) * to_cuda0(b), a * b);
+  expect_cuda_matches(to_cuda0(a) / to_cuda0(b), a / b);
+  expect_cuda_matches(ember::add(to_cuda0(a), to_cuda0(b), 2.5), ember::add(a, b, 2.5));
+  expect_cuda_matches(to_cuda0(a) * ember::tensor({3.0}).reshape({}), a * ember::tensor({3.0}).reshape({}));  // CPU 0-d
+  expect_cuda_matches(to_cuda0(a) + 1.5, a + 1.5);
+  expect_cuda_matches(to_cuda0(a) * 2, a * 2);
+  const Tensor i = ember::arange(20).reshape({4, 5}), j = ember::arange(5) + 1;
+  expect_cuda_matches(to_cuda0(i) + to_cuda0(j), i + j);
+  expect_cuda_matches(to_cuda0(i) / to_cuda0(j), i / j);                            // integers divide in float
+  expect_cuda_matches(to_cuda0(i) * to_cuda0(a), i * a);                            // promotion
+  Tensor x = to_cuda0(a);
+  x.add_(to_cuda0(b));
+  expect_cuda_matches(x, a + b);
+  const Tensor h = a.to(ScalarType::Half);
+  expect_cuda_matches(to_cuda0(h) + to_cuda0(h), h + h);
+}
+
+TEST(CudaKernels, MixingDevicesIsAValueError) {
+  SKIP_WITHOUT_DEVICE();
+  const Tensor a = ember::randn({3});
+  EXPECT_THROW(to_cuda0(a) + a, ValueError);
+}
+
+TEST(CudaKernels, StreamsAndEvents) {
+  SKIP_WITHOUT_DEVICE();
+  EXPECT_EQ(cuda::current_stream(0).handle, 0u);
+  const DeviceStream s = cuda::stream_from_pool(false, 0);
+  EXPECT_NE(s.handle, 0u);
+  cuda::set_current_stream(s);
+  EXPECT_EQ(cuda::current_stream(0), s);
+  const Tensor x = to_cuda0(ember::ones({1 << 20}));
+  void* start = cuda::event_create(true, false);
+  void* end = cuda::event_create(true, false);
+  cuda::event_record(start, s);
+  const Tensor y = x + x;
+  cuda::event_record(end, s);
+  cuda::event_synchronize(end);
+  EXPECT_TRUE(cuda::event_query(end));
+  EXPECT_GE(cuda::event_elapsed_ms(start, end), 0.0f);
+  EXPECT_TRUE(ember::equal(y.cpu(), ember::full({1 << 20}, 2.0)));
+  cuda::event_destroy(start);
+  cuda::event_destroy(end);
+  cuda::set_current_stream(cuda::default_stream(0));
+}
+
+}  // namespace
+}  // namespace ember

@@ -1,0 +1,120 @@
+"""The CUDA backend from Python (ember.cuda, Tensor.cuda/to/pin_memory, the CUDA kernels),
+each result checked against the CPU's. Everything here needs a GPU and skips without one;
+the CPU-side logic is tested in C++ (test/cpp/c10/device_streams_test.cpp,
+device_caching_allocator_test.cpp) and the no-device behaviour in test_device_stubs.py."""
+import numpy as np
+import pytest
+
+import ember
+
+pytestmark = pytest.mark.skipif(ember.cuda.device_count() == 0,
+                                reason=f"no CUDA device: {ember._C._cuda_unavailable_reason()}")
+
+DTYPES = [ember.float32, ember.float64, ember.float16, ember.bfloat16, ember.int64, ember.int32,
+          ember.int16, ember.int8, ember.uint8, ember.bool]
+
+
+def same(cuda_result, cpu_result):
+    assert cuda_result.is_cuda and cuda_result.device == ember.device("cuda", 0)
+    assert cuda_result.dtype == cpu_result.dtype and cuda_result.shape == cpu_result.shape
+    assert ember.equal(cuda_result.cpu(), cpu_result), (cuda_result.cpu(), cpu_result)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_round_trips(dtype):
+    x = ember.arange(24).reshape(2, 3, 4).to(dtype)
+    same(x.cuda(), x)
+    same(x.to("cuda"), x)
+    same(x.transpose(0, 2).cuda(), x.transpose(0, 2))
+    same(x.cuda().transpose(0, 2).contiguous(), x.transpose(0, 2).contiguous())
+    same(x.cuda().float(), x.float())
+    same(x.cuda()[:, 1:, ::2].clone(), x[:, 1:, ::2].clone())
+    assert x.cuda().cpu().device == ember.device("cpu")
+
+
+def test_empty_and_zero_dim():
+    same(ember.empty(0, 3).cuda(), ember.empty(0, 3))
+    z = ember.tensor(2.5)
+    same(z.cuda(), z)
+    assert z.cuda().item() == 2.5
+    same(ember.zeros(3, device="cuda"), ember.zeros(3))
+    same(ember.full((2, 2), 7, device="cuda"), ember.full((2, 2), 7))
+
+
+def test_arithmetic_matches_the_cpu():
+    ember.manual_seed(0)
+    a, b, c = ember.randn(4, 5), ember.randn(5), ember.randn(5, 4)
+    same(a.cuda() + b.cuda(), a + b)
+    same(a.cuda() - c.cuda().t(), a - c.t())
+    same(a.cuda() * b.cuda(), a * b)
+    same(a.cuda() / b.cuda(), a / b)
+    same(ember.add(a.cuda(), b.cuda(), alpha=2.5), ember.add(a, b, alpha=2.5))
+    same(a.cuda() * ember.tensor(3.0), a * ember.tensor(3.0))
+    same(a.cuda() + 1.5, a + 1.5)
+    i, j = ember.arange(20).reshape(4, 5), ember.arange(5) + 1
+    same(i.cuda() + j.cuda(), i + j)
+    same(i.cuda() / j.cuda(), i / j)
+    same(i.cuda() * a.cuda(), i * a)
+    h = a.half()
+    same(h.cuda() + h.cuda(), h + h)
+    x = a.cuda()
+    x.add_(b.cuda())
+    x.mul_(2)
+    same(x, (a + b) * 2)
+    out = ember.empty(4, 5, dtype=ember.float64, device="cuda")
+    ember.add(a.cuda(), b.cuda(), out=out)
+    same(out, (a + b).double())
+
+
+def test_autograd_on_the_device():
+    a = ember.randn(3, 4)
+    b = ember.randn(4)
+    ac, bc = a.cuda().requires_grad_(), b.cuda().requires_grad_()
+    (ac * bc + ac).backward(ember.ones(3, 4, device="cuda"))
+    ar, br = a.clone().requires_grad_(), b.clone().requires_grad_()
+    (ar * br + ar).backward(ember.ones(3, 4))
+    assert ac.grad.is_cuda
+    np.testing.assert_allclose(ac.grad.cpu().numpy(), ar.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(bc.grad.cpu().numpy(), br.grad.numpy(), rtol=1e-6)
+
+
+def test_mixing_devices_is_an_error():
+    with pytest.raises(ValueError, match="same device"):
+        ember.ones(3).cuda() + ember.ones(3)
+
+
+def test_streams_events_and_memory():
+    assert ember.cuda.current_stream() == ember.cuda.default_stream()
+    s = ember.cuda.Stream()
+    x = ember.ones(1 << 20, device="cuda")
+    start, end = ember.cuda.Event(enable_timing=True), ember.cuda.Event(enable_timing=True)
+    with ember.cuda.stream(s):
+        assert ember.cuda.current_stream() == s
+        start.record()
+        y = x + x
+        end.record()
+    assert ember.cuda.current_stream() == ember.cuda.default_stream()
+    end.synchronize()
+    assert end.query() and start.elapsed_time(end) >= 0
+    s.synchronize()
+    assert ember.equal(y.cpu(), ember.full((1 << 20,), 2.0))
+    before = ember.cuda.memory_allocated()
+    z = ember.empty(1000, device="cuda")
+    assert ember.cuda.memory_allocated() == before + 4096
+    del z
+    assert ember.cuda.memory_allocated() == before
+    assert ember.cuda.max_memory_allocated() >= before + 4096
+    free, total = ember.cuda.mem_get_info()
+    assert 0 < free <= total
+    assert ember.cuda.get_device_capability()[0] >= 7 and ember.cuda.get_device_name()
+
+
+def test_pinned_memory_and_non_blocking_copies():
+    x = ember.randn(1 << 16)
+    p = x.pin_memory()
+    assert p.is_pinned() and not x.is_pinned() and ember.equal(p, x)
+    d = p.to("cuda", non_blocking=True)
+    back = ember.empty(1 << 16).pin_memory()
+    back.copy_(d, non_blocking=True)
+    ember.cuda.synchronize()
+    assert ember.equal(back, x)
