@@ -46,6 +46,9 @@ def native_decls(fs: list[NativeFunction]) -> list[str]:
     decls: dict[str, None] = {}
     for f in fs:
         s = f.schema
+        # The CUDA registrations are compiled into libember_cuda (Note [The CUDA library]):
+        # a kernel any CUDA entry names is exported, once, whatever other keys it serves.
+        cuda_kernels = {k for key, k in f.dispatch if key == "CUDA"}
         for key, kernel in f.dispatch:
             if f.structured:
                 decl = f"void {kernel}({', '.join(structured_kernel_params(s))});"
@@ -54,8 +57,7 @@ def native_decls(fs: list[NativeFunction]) -> list[str]:
                 if key == "BackendSelect":
                     ps = ["DispatchKeySet keys"] + ps
                 decl = f"{ret} {kernel}({', '.join(ps)});"
-            # The CUDA registrations are compiled into libember_cuda (Note [The CUDA library]).
-            decls.setdefault(("EMBER_API " if key == "CUDA" else "") + decl)
+            decls.setdefault(("EMBER_API " if kernel in cuda_kernels else "") + decl)
         if f.structured:
             params = cpp.params(s.non_out_arguments)
             decl = f"{meta_return(s)} {meta_name(s)}({', '.join(params)})"

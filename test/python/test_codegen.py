@@ -144,7 +144,7 @@ def test_factories_get_backend_select_and_tensor_options(tmp_path):
     """)
     assert r.returncode == 0, r.stderr
     out = tmp_path / "out"
-    assert "backend_key_of(device.value_or" in (out / "RegisterBackendSelect.cpp").read_text()
+    assert "select_backend_key(device.value_or" in (out / "RegisterBackendSelect.cpp").read_text()
     assert "TensorOptions options = {}" in (out / "ops" / "make.h").read_text()
 
 

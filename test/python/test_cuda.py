@@ -78,6 +78,36 @@ def test_autograd_on_the_device():
     np.testing.assert_allclose(bc.grad.cpu().numpy(), br.grad.numpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype,tol", [(ember.float32, 1e-5), (ember.float64, 1e-12), (ember.float16, 5e-2),
+                                       (ember.bfloat16, 5e-2)], ids=str)
+def test_matrix_products_match_the_cpu(dtype, tol):
+    ember.manual_seed(1)
+    a, b, c = ember.randn(33, 17).to(dtype), ember.randn(17, 9).to(dtype), ember.randn(9).to(dtype)
+    def close(x, y):
+        assert x.is_cuda and x.dtype == y.dtype and x.shape == y.shape
+        np.testing.assert_allclose(x.cpu().double().numpy(), y.double().numpy(), rtol=tol, atol=tol)
+    close(a.cuda() @ b.cuda(), a @ b)
+    close(b.cuda().t() @ a.cuda().t(), b.t() @ a.t())
+    close(ember.addmm(c.cuda(), a.cuda(), b.cuda(), beta=0.5, alpha=2), ember.addmm(c, a, b, beta=0.5, alpha=2))
+    x, y = ember.randn(4, 6, 5).to(dtype), ember.randn(4, 5, 3).to(dtype)
+    close(x.cuda() @ y.cuda(), x @ y)
+    close(ember.nn.functional.linear(a.cuda(), b.t().cuda(), c.cuda()), ember.nn.functional.linear(a, b.t(), c))
+
+
+def test_linear_layer_trains_on_the_device():
+    ember.manual_seed(2)
+    lin = ember.nn.Linear(8, 4)
+    x, target = ember.randn(16, 8), ember.randn(16, 4)
+    ref = ember.nn.Linear(8, 4)
+    ref.load_state_dict(lin.state_dict())
+    lin_cuda = lin.cuda()
+    out = lin_cuda(x.cuda())
+    ((out - target.cuda()) * (out - target.cuda())).backward(ember.ones(16, 4, device="cuda"))
+    r = ref(x)
+    ((r - target) * (r - target)).backward(ember.ones(16, 4))
+    np.testing.assert_allclose(lin_cuda.weight.grad.cpu().numpy(), ref.weight.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
 def test_mixing_devices_is_an_error():
     with pytest.raises(ValueError, match="same device"):
         ember.ones(3).cuda() + ember.ones(3)

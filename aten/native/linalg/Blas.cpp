@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <complex>
 #include <cstdio>
 #include <vector>
@@ -170,8 +171,20 @@ void set_blas_threads() {
   if (!in_parallel_region()) omp_set_num_threads(get_num_threads());
 }
 
+namespace {
+std::atomic<GemmFn> cuda_gemm{nullptr};
+}  // namespace
+
+void set_cuda_gemm(GemmFn gemm) { cuda_gemm.store(gemm); }
+
 void gemm_batched(const Tensor& out, const Tensor& a, const Tensor& bmat, const Scalar& alpha,
                   const Scalar& beta) {
+  if (out.device().type() == DeviceType::CUDA) {
+    const GemmFn g = cuda_gemm.load();
+    EMBER_CHECK(g, "the CUDA GEMM is not loaded (libember_cuda.so is not open)");
+    g(out, a, bmat, alpha, beta);
+    return;
+  }
   const int64_t batch = out.sizes()[0], m = out.sizes()[1], n = out.sizes()[2];
   const int64_t k = a.sizes()[2];
   if (out.numel() == 0) return;

@@ -21,8 +21,15 @@ namespace ember::native {
 /// out[b] = beta * out[b] + alpha * (a[b] @ bmat[b]) for 3-d a [B, M, K], bmat [B, K, N]
 /// and out [B, M, N] of one dtype (a's batch stride may be 0). beta == 0 ignores out's
 /// values (NaN included), as BLAS does. out must not overlap a or bmat.
-void gemm_batched(const Tensor& out, const Tensor& a, const Tensor& bmat, const Scalar& alpha,
-                  const Scalar& beta);
+/// CUDA tensors go to the CUDA GEMM (cuBLAS, aten/native/cuda/Blas.cpp).
+EMBER_API void gemm_batched(const Tensor& out, const Tensor& a, const Tensor& bmat, const Scalar& alpha,
+                            const Scalar& beta);
+
+/// The CUDA GEMM, with gemm_batched's contract: libember_cuda installs it when it loads
+/// (Note [The CUDA library]); libember does not link cuBLAS.
+using GemmFn = void (*)(const Tensor& out, const Tensor& a, const Tensor& bmat, const Scalar& alpha,
+                        const Scalar& beta);
+EMBER_API void set_cuda_gemm(GemmFn gemm);
 
 /// The BLAS library and version in use ("OpenBLAS 0.3.21 ... (Zen)"), for ember.__config__.show().
 const char* blas_info();

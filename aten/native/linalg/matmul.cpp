@@ -1,5 +1,6 @@
 // Matrix products: the kernels (mm, bmm, addmm, baddbmm, mv, addmv, dot, vdot), all one
-// call of gemm_batched (Blas.h), and the composites built on them (matmul, linear, outer,
+// call of gemm_batched (Blas.h; the *_dense ones serve CPU and CUDA, whose gemm_batched is
+// cuBLAS's), and the composites built on them (matmul, linear, outer,
 // addbmm, tensordot, kron; einsum is in einsum.cpp).
 #include <algorithm>
 #include <numeric>
@@ -16,14 +17,18 @@
 #include "ember/generated/ops/_conj_physical.h"
 #include "ember/generated/ops/addmm.h"
 #include "ember/generated/ops/addmm_native.h"
+#include "ember/generated/ops/addmm__native.h"
 #include "ember/generated/ops/addmv_native.h"
 #include "ember/generated/ops/baddbmm_native.h"
+#include "ember/generated/ops/baddbmm__native.h"
 #include "ember/generated/ops/bmm.h"
+#include "ember/generated/ops/bmm_native.h"
 #include "ember/generated/ops/dot.h"
 #include "ember/generated/ops/dot_native.h"
 #include "ember/generated/ops/empty.h"
 #include "ember/generated/ops/matmul.h"
 #include "ember/generated/ops/mm.h"
+#include "ember/generated/ops/mm_native.h"
 #include "ember/generated/ops/mv.h"
 #include "ember/generated/ops/mv_native.h"
 #include "ember/generated/ops/outer_native.h"
@@ -105,7 +110,7 @@ Tensor& add_product_out(const char* op, const Tensor& self, IntArrayRef sizes, c
 
 // ---- kernels ------------------------------------------------------------------------------
 
-Tensor& mm_out_cpu(const Tensor& self, const Tensor& mat2, Tensor& out) {
+Tensor& mm_out_dense(const Tensor& self, const Tensor& mat2, Tensor& out) {
   mm_checks("mm", self, mat2);
   check_out("mm", out, self.scalar_type(), {&self, &mat2});
   resize_out(out, {self.sizes()[0], mat2.sizes()[1]});
@@ -114,14 +119,14 @@ Tensor& mm_out_cpu(const Tensor& self, const Tensor& mat2, Tensor& out) {
   return out;
 }
 
-Tensor mm_cpu(const Tensor& self, const Tensor& mat2) {
+Tensor mm_dense(const Tensor& self, const Tensor& mat2) {
   mm_checks("mm", self, mat2);
   Tensor out = ember::empty({self.sizes()[0], mat2.sizes()[1]}, self.options());
   mm_into(out, self, mat2, 1, 0);
   return out;
 }
 
-Tensor& bmm_out_cpu(const Tensor& self, const Tensor& mat2, Tensor& out) {
+Tensor& bmm_out_dense(const Tensor& self, const Tensor& mat2, Tensor& out) {
   bmm_checks("bmm", self, mat2);
   check_out("bmm", out, self.scalar_type(), {&self, &mat2});
   resize_out(out, {self.sizes()[0], self.sizes()[1], mat2.sizes()[2]});
@@ -130,14 +135,14 @@ Tensor& bmm_out_cpu(const Tensor& self, const Tensor& mat2, Tensor& out) {
   return out;
 }
 
-Tensor bmm_cpu(const Tensor& self, const Tensor& mat2) {
+Tensor bmm_dense(const Tensor& self, const Tensor& mat2) {
   bmm_checks("bmm", self, mat2);
   Tensor out = ember::empty({self.sizes()[0], self.sizes()[1], mat2.sizes()[2]}, self.options());
   gemm_batched(out, self, mat2, 1, 0);
   return out;
 }
 
-Tensor& addmm_out_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+Tensor& addmm_out_dense(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                       const Scalar& alpha, Tensor& out) {
   mm_checks("addmm", mat1, mat2, "mat1", "mat2");
   check_same_dtype("addmm", self, "self", mat1, "mat1");
@@ -148,13 +153,13 @@ Tensor& addmm_out_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2
   });
 }
 
-Tensor addmm_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+Tensor addmm_dense(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                  const Scalar& alpha) {
   Tensor out = ember::empty({0}, mat1.options());
-  return addmm_out_cpu(self, mat1, mat2, beta, alpha, out);
+  return addmm_out_dense(self, mat1, mat2, beta, alpha, out);
 }
 
-Tensor& addmm__cpu(Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+Tensor& addmm__dense(Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                    const Scalar& alpha) {
   mm_checks("addmm_", mat1, mat2, "mat1", "mat2");
   check_same_dtype("addmm_", self, "self", mat1, "mat1");
@@ -167,7 +172,7 @@ Tensor& addmm__cpu(Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   return self;
 }
 
-Tensor& baddbmm_out_cpu(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
+Tensor& baddbmm_out_dense(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
                         const Scalar& beta, const Scalar& alpha, Tensor& out) {
   bmm_checks("baddbmm", batch1, batch2);
   check_same_dtype("baddbmm", self, "self", batch1, "batch1");
@@ -178,13 +183,13 @@ Tensor& baddbmm_out_cpu(const Tensor& self, const Tensor& batch1, const Tensor& 
   });
 }
 
-Tensor baddbmm_cpu(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+Tensor baddbmm_dense(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                    const Scalar& alpha) {
   Tensor out = ember::empty({0}, batch1.options());
-  return baddbmm_out_cpu(self, batch1, batch2, beta, alpha, out);
+  return baddbmm_out_dense(self, batch1, batch2, beta, alpha, out);
 }
 
-Tensor& baddbmm__cpu(Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+Tensor& baddbmm__dense(Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                      const Scalar& alpha) {
   bmm_checks("baddbmm_", batch1, batch2);
   check_same_dtype("baddbmm_", self, "self", batch1, "batch1");

@@ -10,7 +10,11 @@
 
 #include "c10/cuda/CudaRuntime.h"
 #include "c10/dispatch/Dispatcher.h"
-#include "ember/ember.h"
+#include "ember/generated/ops/addmm.h"
+#include "ember/generated/ops/bmm.h"
+#include "ember/generated/ops/matmul.h"
+#include "ember/generated/ops/mm.h"
+#include "test/cpp/ember_api.h"
 
 namespace ember {
 namespace {
@@ -23,7 +27,9 @@ const std::vector<std::string> kCudaOps = {
     "aten::empty.memory_format", "aten::empty_strided", "aten::copy_", "aten::fill_.Scalar",
     "aten::_local_scalar_dense", "aten::add.out", "aten::add.Tensor", "aten::add_.Tensor",
     "aten::sub.out", "aten::sub.Tensor", "aten::mul.out", "aten::mul.Tensor", "aten::div.out",
-    "aten::div.Tensor", "aten::add.Scalar", "aten::add_.Scalar", "aten::mul.Scalar", "aten::mul_.Scalar"};
+    "aten::div.Tensor", "aten::add.Scalar", "aten::add_.Scalar", "aten::mul.Scalar", "aten::mul_.Scalar",
+    "aten::mm", "aten::mm.out", "aten::bmm", "aten::bmm.out", "aten::addmm", "aten::addmm.out", "aten::addmm_",
+    "aten::baddbmm", "aten::baddbmm.out", "aten::baddbmm_"};
 
 TEST(CudaKernels, TheLibraryLoadsAndRegistersUnderTheCudaKey) {
   if (!cuda::built()) GTEST_SKIP() << "a build without CUDA";
@@ -97,6 +103,34 @@ TEST(CudaKernels, ArithmeticMatchesTheCpu) {
   expect_cuda_matches(x, a + b);
   const Tensor h = a.to(ScalarType::Half);
   expect_cuda_matches(to_cuda0(h) + to_cuda0(h), h + h);
+}
+
+void expect_cuda_close(const Tensor& cuda_result, const Tensor& cpu_result, double tol) {
+  ASSERT_EQ(cuda_result.device().type(), DeviceType::CUDA);
+  EXPECT_EQ(cuda_result.scalar_type(), cpu_result.scalar_type());
+  EXPECT_TRUE(ember::allclose(cuda_result.cpu().to(ScalarType::Double), cpu_result.to(ScalarType::Double), tol, tol))
+      << cuda_result.cpu() << "\nvs\n" << cpu_result;
+}
+
+TEST(CudaKernels, MatrixProductsMatchTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  const Tensor a = ember::randn({33, 17}), b = ember::randn({17, 9}), c = ember::randn({9});
+  expect_cuda_close(ember::mm(to_cuda0(a), to_cuda0(b)), ember::mm(a, b), 1e-5);
+  expect_cuda_close(ember::mm(to_cuda0(b).t(), to_cuda0(a).t()), ember::mm(b.t(), a.t()), 1e-5);  // transposed operands
+  expect_cuda_close(ember::mm(to_cuda0(a).slice(1, 0, 17, 2), to_cuda0(b).slice(0, 0, 17, 2)),
+                    ember::mm(a.slice(1, 0, 17, 2), b.slice(0, 0, 17, 2)), 1e-5);  // strided: copied
+  expect_cuda_close(ember::addmm(to_cuda0(c), to_cuda0(a), to_cuda0(b), 0.5, 2.0), ember::addmm(c, a, b, 0.5, 2.0), 1e-5);
+  const Tensor x = ember::randn({4, 6, 5}), y = ember::randn({4, 5, 3});
+  expect_cuda_close(ember::bmm(to_cuda0(x), to_cuda0(y)), ember::bmm(x, y), 1e-5);
+  expect_cuda_close(ember::matmul(to_cuda0(x), to_cuda0(y)), ember::matmul(x, y), 1e-5);
+  for (ScalarType t : {ScalarType::Double, ScalarType::Half, ScalarType::BFloat16}) {
+    const double tol = t == ScalarType::Double ? 1e-12 : 5e-2;
+    expect_cuda_close(ember::mm(to_cuda0(a.to(t)), to_cuda0(b.to(t))), ember::mm(a.to(t), b.to(t)), tol);
+  }
+  EXPECT_THROW(ember::mm(to_cuda0(ember::ones({2, 2}, TensorOptions().dtype(ScalarType::Long))),
+                         to_cuda0(ember::ones({2, 2}, TensorOptions().dtype(ScalarType::Long)))),
+               NotImplementedError);
+  EXPECT_THROW(ember::mm(to_cuda0(a), to_cuda0(a)), Error);  // shapes cannot be multiplied
 }
 
 TEST(CudaKernels, MixingDevicesIsAValueError) {

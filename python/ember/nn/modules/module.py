@@ -407,7 +407,12 @@ class Module:
         return self._apply(convert)
 
     def cpu(self) -> "Module":
-        return self
+        """Moves parameters and buffers to the CPU."""
+        return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None) -> "Module":
+        """Moves parameters and buffers to a CUDA device (the current one by default)."""
+        return self._apply(lambda t: t.cuda(device))
 
     def type(self, dst_type) -> "Module":
         return self._apply(lambda t: t.to(dst_type))
