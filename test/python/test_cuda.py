@@ -2,6 +2,9 @@
 each result checked against the CPU's. Everything here needs a GPU and skips without one;
 the CPU-side logic is tested in C++ (test/cpp/c10/device_streams_test.cpp,
 device_caching_allocator_test.cpp) and the no-device behaviour in test_device_stubs.py."""
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -64,6 +67,25 @@ def test_arithmetic_matches_the_cpu():
     out = ember.empty(4, 5, dtype=ember.float64, device="cuda")
     ember.add(a.cuda(), b.cuda(), out=out)
     same(out, (a + b).double())
+
+
+# The float family with CUDA kernels: the ops of the shared functor list.
+UNARY = re.findall(r"^  X\((\w+), ", (Path(__file__).parents[2] / "aten/native/UnaryOps.h").read_text(), re.M)
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16, ember.bfloat16, ember.int64], ids=str)
+def test_unary_float_family_matches_the_cpu(name, dtype):
+    x = (ember.rand(7, 6) * 0.9 + 0.05) if dtype != ember.int64 else ember.arange(1, 43).reshape(7, 6)
+    x = x.to(dtype)
+    f = getattr(ember, name)
+    got, want = f(x.cuda()), f(x)
+    assert got.is_cuda and got.dtype == want.dtype
+    tol = {ember.float16: 2e-3, ember.bfloat16: 1e-2}.get(dtype, 1e-6)
+    np.testing.assert_allclose(got.cpu().double().numpy(), want.double().numpy(), rtol=tol, atol=tol,
+                               equal_nan=True)
+    np.testing.assert_allclose(f(x.cuda().t()).cpu().double().numpy(), f(x.t()).double().numpy(),
+                               rtol=tol, atol=tol, equal_nan=True)  # strided
 
 
 def test_autograd_on_the_device():

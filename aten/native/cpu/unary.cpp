@@ -15,22 +15,21 @@
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
 
-EMBER_FLOAT_VEC_FN(exp, true, std::exp(x), std::exp(x), vec::exp(x))
-EMBER_FLOAT_VEC_FN(exp2, true, std::exp2(x), std::exp(x * R(0.693147180559945309417232121458176568)), vec::exp2(x))
-EMBER_FLOAT_VEC_FN(expm1, true, std::expm1(x), std::exp(x) - A(1), vec::expm1(x))
-EMBER_FLOAT_VEC_FN(log, true, std::log(x), std::log(x), vec::log(x))
-EMBER_FLOAT_VEC_FN(log2, true, std::log2(x), std::log(x) * R(1.442695040888963407359924681001892137), vec::log2(x))
-EMBER_FLOAT_VEC_FN(log10, true, std::log10(x), std::log10(x), vec::log10(x))
-EMBER_FLOAT_VEC_FN(log1p, true, std::log1p(x), std::log(A(1) + x), vec::log1p(x))
-EMBER_FLOAT_VEC_FN(sqrt, true, std::sqrt(x), std::sqrt(x), vec::sqrt(x))
-EMBER_FLOAT_VEC_FN(rsqrt, true, A(1) / std::sqrt(x), A(1) / std::sqrt(x), V(1) / vec::sqrt(x))
-EMBER_FLOAT_VEC_FN(sigmoid, true, A(1) / (A(1) + std::exp(-x)), A(1) / (A(1) + std::exp(-x)),
-                   V(1) / (V(1) + vec::exp(-x)))
-EMBER_FLOAT_VEC_FN(erf, false, std::erf(x), x, vec::erf(x))
-EMBER_FLOAT_VEC_FN(erfc, false, std::erfc(x), x, vec::erfc(x))
-EMBER_FLOAT_FN(reciprocal, true, A(1) / x, A(1) / x)
-EMBER_FLOAT_VEC_FN(deg2rad, false, x * A(0.017453292519943295), x, x * V(0.017453292519943295))
-EMBER_FLOAT_VEC_FN(rad2deg, false, x * A(57.29577951308232), x, x * V(57.29577951308232))
+EMBER_FLOAT_VEC_FN(exp, true, std::exp(x), vec::exp(x))
+EMBER_FLOAT_VEC_FN(exp2, true, std::exp(x * R(0.693147180559945309417232121458176568)), vec::exp2(x))
+EMBER_FLOAT_VEC_FN(expm1, true, std::exp(x) - A(1), vec::expm1(x))
+EMBER_FLOAT_VEC_FN(log, true, std::log(x), vec::log(x))
+EMBER_FLOAT_VEC_FN(log2, true, std::log(x) * R(1.442695040888963407359924681001892137), vec::log2(x))
+EMBER_FLOAT_VEC_FN(log10, true, std::log10(x), vec::log10(x))
+EMBER_FLOAT_VEC_FN(log1p, true, std::log(A(1) + x), vec::log1p(x))
+EMBER_FLOAT_VEC_FN(sqrt, true, std::sqrt(x), vec::sqrt(x))
+EMBER_FLOAT_VEC_FN(rsqrt, true, A(1) / std::sqrt(x), V(1) / vec::sqrt(x))
+EMBER_FLOAT_VEC_FN(sigmoid, true, A(1) / (A(1) + std::exp(-x)), V(1) / (V(1) + vec::exp(-x)))
+EMBER_FLOAT_VEC_FN(erf, false, x, vec::erf(x))
+EMBER_FLOAT_VEC_FN(erfc, false, x, vec::erfc(x))
+EMBER_FLOAT_FN(reciprocal, true, A(1) / x)
+EMBER_FLOAT_VEC_FN(deg2rad, false, x, x * V(0.017453292519943295))
+EMBER_FLOAT_VEC_FN(rad2deg, false, x, x * V(57.29577951308232))
 
 EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native

@@ -7,6 +7,7 @@
 #include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/UnaryOps.h"
 #include "aten/native/cpu/Loops.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/empty_like.h"
@@ -55,10 +56,12 @@ EMBER_CPU_NAMESPACE_END
   }
 
 // Ops of the float family, one line each (the functor and its kernel): real floating types,
-// and complex ones when the op has a complex form (Complex = true). EMBER_FLOAT_VEC_FN adds
-// the Vectorized<T> form (Vectorized.h) that float and double (and the 16-bit floats,
-// through float) run through. Their meta is the YAML's `meta: float_unary_meta`.
-#define EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)         \
+// and complex ones when the op has a complex form (Complex = true, complex_expr). The real
+// form is the op's shared functor (aten/native/UnaryOps.h, which the CUDA kernels run too).
+// EMBER_FLOAT_VEC_FN adds the Vectorized<T> form (Vectorized.h) that float and double (and
+// the 16-bit floats, through float) run through. Their meta is the YAML's
+// `meta: float_unary_meta`.
+#define EMBER_FLOAT_FN_BODY(name, Complex, complex_expr)                   \
     template <class T>                                                      \
     static constexpr bool kSupports = kFloating<T> || (Complex && kIsComplex<T>); \
     template <class A>                                                      \
@@ -68,20 +71,20 @@ EMBER_CPU_NAMESPACE_END
         static_cast<void>(R{});                                             \
         return complex_expr;                                                \
       } else {                                                              \
-        return real_expr;                                                   \
+        return real_ops::name{}(x);                                         \
       }                                                                     \
     }
-#define EMBER_FLOAT_FN(name, Complex, real_expr, complex_expr)              \
+#define EMBER_FLOAT_FN(name, Complex, complex_expr)                         \
   namespace {                                                               \
   struct name##_fn {                                                        \
-    EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)             \
+    EMBER_FLOAT_FN_BODY(name, Complex, complex_expr)                        \
   };                                                                        \
   }                                                                         \
   EMBER_FLOAT_UNARY_KERNEL(name)
-#define EMBER_FLOAT_VEC_FN(name, Complex, real_expr, complex_expr, vec_expr) \
+#define EMBER_FLOAT_VEC_FN(name, Complex, complex_expr, vec_expr)           \
   namespace {                                                               \
   struct name##_fn {                                                        \
-    EMBER_FLOAT_FN_BODY(name, Complex, real_expr, complex_expr)             \
+    EMBER_FLOAT_FN_BODY(name, Complex, complex_expr)                        \
     template <class V>                                                      \
     V vec(V x) const { return vec_expr; }                                   \
   };                                                                        \

@@ -13,18 +13,18 @@
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
 
-EMBER_FLOAT_VEC_FN(sin, true, std::sin(x), std::sin(x), vec::sin(x))
-EMBER_FLOAT_VEC_FN(cos, true, std::cos(x), std::cos(x), vec::cos(x))
-EMBER_FLOAT_VEC_FN(tan, true, std::tan(x), std::tan(x), vec::tan(x))
-EMBER_FLOAT_VEC_FN(asin, true, std::asin(x), std::asin(x), vec::asin(x))
-EMBER_FLOAT_VEC_FN(acos, true, std::acos(x), std::acos(x), vec::acos(x))
-EMBER_FLOAT_VEC_FN(atan, true, std::atan(x), std::atan(x), vec::atan(x))
-EMBER_FLOAT_VEC_FN(sinh, true, std::sinh(x), std::sinh(x), vec::sinh(x))
-EMBER_FLOAT_VEC_FN(cosh, true, std::cosh(x), std::cosh(x), vec::cosh(x))
-EMBER_FLOAT_VEC_FN(tanh, true, std::tanh(x), std::tanh(x), vec::tanh(x))
-EMBER_FLOAT_VEC_FN(asinh, true, std::asinh(x), std::asinh(x), vec::asinh(x))
-EMBER_FLOAT_VEC_FN(acosh, true, std::acosh(x), std::acosh(x), vec::acosh(x))
-EMBER_FLOAT_VEC_FN(atanh, true, std::atanh(x), std::atanh(x), vec::atanh(x))
+EMBER_FLOAT_VEC_FN(sin, true, std::sin(x), vec::sin(x))
+EMBER_FLOAT_VEC_FN(cos, true, std::cos(x), vec::cos(x))
+EMBER_FLOAT_VEC_FN(tan, true, std::tan(x), vec::tan(x))
+EMBER_FLOAT_VEC_FN(asin, true, std::asin(x), vec::asin(x))
+EMBER_FLOAT_VEC_FN(acos, true, std::acos(x), vec::acos(x))
+EMBER_FLOAT_VEC_FN(atan, true, std::atan(x), vec::atan(x))
+EMBER_FLOAT_VEC_FN(sinh, true, std::sinh(x), vec::sinh(x))
+EMBER_FLOAT_VEC_FN(cosh, true, std::cosh(x), vec::cosh(x))
+EMBER_FLOAT_VEC_FN(tanh, true, std::tanh(x), vec::tanh(x))
+EMBER_FLOAT_VEC_FN(asinh, true, std::asinh(x), vec::asinh(x))
+EMBER_FLOAT_VEC_FN(acosh, true, std::acosh(x), vec::acosh(x))
+EMBER_FLOAT_VEC_FN(atanh, true, std::atanh(x), vec::atanh(x))
 
 EMBER_CPU_NAMESPACE_END
 }  // namespace ember::native

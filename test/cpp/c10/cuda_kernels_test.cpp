@@ -29,7 +29,8 @@ const std::vector<std::string> kCudaOps = {
     "aten::sub.out", "aten::sub.Tensor", "aten::mul.out", "aten::mul.Tensor", "aten::div.out",
     "aten::div.Tensor", "aten::add.Scalar", "aten::add_.Scalar", "aten::mul.Scalar", "aten::mul_.Scalar",
     "aten::mm", "aten::mm.out", "aten::bmm", "aten::bmm.out", "aten::addmm", "aten::addmm.out", "aten::addmm_",
-    "aten::baddbmm", "aten::baddbmm.out", "aten::baddbmm_"};
+    "aten::baddbmm", "aten::baddbmm.out", "aten::baddbmm_", "aten::exp.out", "aten::exp", "aten::log_",
+    "aten::sqrt", "aten::rsqrt", "aten::sigmoid", "aten::tanh", "aten::sin", "aten::erf", "aten::atanh"};
 
 TEST(CudaKernels, TheLibraryLoadsAndRegistersUnderTheCudaKey) {
   if (!cuda::built()) GTEST_SKIP() << "a build without CUDA";
