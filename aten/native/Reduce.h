@@ -97,6 +97,11 @@ struct ReduceArgs {
 /// Runs a reduction on the CPU (aten/native/cpu/reduce.cpp).
 EMBER_DECLARE_CPU_KERNEL(void, reduce_kernel_cpu, (const ReduceArgs& args, const ReducePlan& plan))
 
+/// The CUDA reduction kernel (aten/native/cuda/reduce.cu, Note [CUDA reductions]), which
+/// libember_cuda installs when it loads; run_reduction calls it for CUDA tensors.
+using ReduceKernelFn = void (*)(const ReduceArgs& args, const ReducePlan& plan);
+EMBER_API void set_cuda_reduce_kernel(ReduceKernelFn kernel);
+
 // ---- shared by the reduction front ends (aten/native/reduce.cpp) ----------------------------
 
 /// dim wrapped into [0, ndim) (a 0-d tensor takes 0 and -1); IndexError otherwise.

@@ -2,14 +2,30 @@
 // of the reduction functors (Note [Reduction functors]), and the kernels the YAML names for
 // sum, nansum, mean, nanmean, prod, max/min, amax/amin, argmax/argmin, aminmax, all/any and
 // count_nonzero. var/std, norms and logsumexp are in reduce_stats.cpp.
-// The loops are in cpu/reduce.cpp.
+// The loops are in cpu/reduce.cpp (CUDA's in cuda/reduce.cu: these kernels serve both).
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 
 #include "aten/native/RangeFactories.h"
 #include "aten/native/Reduce.h"
 #include "c10/util/Exception.h"
+// The kernels' declarations: exported, libember_cuda registers them for CUDA too.
+#include "ember/generated/ops/all_native.h"
+#include "ember/generated/ops/amax_native.h"
+#include "ember/generated/ops/amin_native.h"
+#include "ember/generated/ops/aminmax_native.h"
+#include "ember/generated/ops/any_native.h"
+#include "ember/generated/ops/argmax_native.h"
+#include "ember/generated/ops/argmin_native.h"
+#include "ember/generated/ops/max_native.h"
+#include "ember/generated/ops/mean_native.h"
+#include "ember/generated/ops/min_native.h"
+#include "ember/generated/ops/nanmean_native.h"
+#include "ember/generated/ops/nansum_native.h"
+#include "ember/generated/ops/prod_native.h"
+#include "ember/generated/ops/sum_native.h"
 #include "ember/generated/ops/count_nonzero_native.h"
 #include "ember/generated/ops/div.h"
 #include "ember/generated/ops/empty.h"
@@ -144,6 +160,12 @@ void copy_into_out(const Tensor& out, const Tensor& result) {
   out.copy_(result);
 }
 
+namespace {
+std::atomic<ReduceKernelFn> cuda_reduce_kernel{nullptr};
+}  // namespace
+
+void set_cuda_reduce_kernel(ReduceKernelFn kernel) { cuda_reduce_kernel.store(kernel); }
+
 std::array<Tensor, 2> run_reduction(ReduceArgs args, const Tensor& self, uint64_t mask,
                                     bool keepdim, std::array<ScalarType, 2> dtypes,
                                     std::array<const Tensor*, 2> outs, int n_outs) {
@@ -155,8 +177,14 @@ std::array<Tensor, 2> run_reduction(ReduceArgs args, const Tensor& self, uint64_
     args.outs[i] = &results[i];
   }
   args.self = &self;
-  static const auto kernel = EMBER_CPU_KERNEL(reduce_kernel_cpu);
-  kernel(args, make_reduce_plan(self, mask));
+  if (self.device().type() == DeviceType::CUDA) {
+    const ReduceKernelFn cuda = cuda_reduce_kernel.load();
+    EMBER_CHECK(cuda, "the CUDA reductions are not loaded (libember_cuda.so is not open)");
+    cuda(args, make_reduce_plan(self, mask));
+  } else {
+    static const auto kernel = EMBER_CPU_KERNEL(reduce_kernel_cpu);
+    kernel(args, make_reduce_plan(self, mask));
+  }
   for (int i = 0; i < n_outs; ++i) {
     if (outs[i] && !results[i].is_same(*outs[i])) {
       copy_into_out(*outs[i], results[i]);
@@ -284,68 +312,68 @@ Tensor nanmean_impl(const Tensor& self, std::optional<IntArrayRef> dim, bool kee
 
 }  // namespace
 
-Tensor sum_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
+Tensor sum_dense(const Tensor& self, std::optional<ScalarType> dtype) {
   return sum_like(ReduceKind::Sum, self, std::nullopt, false, dtype, nullptr);
 }
 
-Tensor sum_dim_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+Tensor sum_dim_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
   return sum_like(ReduceKind::Sum, self, dim, keepdim, dtype, nullptr);
 }
 
-Tensor& sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+Tensor& sum_out_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                     std::optional<ScalarType> dtype, Tensor& out) {
   sum_like(ReduceKind::Sum, self, dim, keepdim, dtype, &out);
   return out;
 }
 
-Tensor nansum_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+Tensor nansum_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                   std::optional<ScalarType> dtype) {
   return sum_like(ReduceKind::NanSum, self, dim, keepdim, dtype, nullptr);
 }
 
-Tensor& nansum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+Tensor& nansum_out_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                        std::optional<ScalarType> dtype, Tensor& out) {
   sum_like(ReduceKind::NanSum, self, dim, keepdim, dtype, &out);
   return out;
 }
 
-Tensor mean_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
+Tensor mean_dense(const Tensor& self, std::optional<ScalarType> dtype) {
   return mean_impl(self, std::nullopt, false, dtype, nullptr);
 }
 
-Tensor mean_dim_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+Tensor mean_dim_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                     std::optional<ScalarType> dtype) {
   return mean_impl(self, dim, keepdim, dtype, nullptr);
 }
 
-Tensor& mean_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+Tensor& mean_out_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                      std::optional<ScalarType> dtype, Tensor& out) {
   mean_impl(self, dim, keepdim, dtype, &out);
   return out;
 }
 
-Tensor nanmean_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+Tensor nanmean_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
   return nanmean_impl(self, dim, keepdim, dtype, nullptr);
 }
 
-Tensor& nanmean_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+Tensor& nanmean_out_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                         std::optional<ScalarType> dtype, Tensor& out) {
   nanmean_impl(self, dim, keepdim, dtype, &out);
   return out;
 }
 
-Tensor prod_cpu(const Tensor& self, std::optional<ScalarType> dtype) {
+Tensor prod_dense(const Tensor& self, std::optional<ScalarType> dtype) {
   return sum_like(ReduceKind::Prod, self, std::nullopt, false, dtype, nullptr);
 }
 
-Tensor prod_dim_cpu(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+Tensor prod_dim_dense(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
   const int64_t dims[] = {dim};
   return sum_like(ReduceKind::Prod, self, IntArrayRef(dims), keepdim, dtype, nullptr);
 }
 
-Tensor& prod_out_cpu(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype,
+Tensor& prod_out_dense(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype,
                      Tensor& out) {
   const int64_t dims[] = {dim};
   sum_like(ReduceKind::Prod, self, IntArrayRef(dims), keepdim, dtype, &out);
@@ -432,65 +460,65 @@ Tensor argmax_impl(ReduceKind kind, const char* op, const Tensor& self, std::opt
 
 }  // namespace
 
-Tensor max_cpu(const Tensor& self) { return full_extreme(ReduceKind::Max, "max", self, nullptr); }
+Tensor max_dense(const Tensor& self) { return full_extreme(ReduceKind::Max, "max", self, nullptr); }
 
-Tensor& max_unary_out_cpu(const Tensor& self, Tensor& out) {
+Tensor& max_unary_out_dense(const Tensor& self, Tensor& out) {
   full_extreme(ReduceKind::Max, "max", self, &out);
   return out;
 }
 
-std::tuple<Tensor, Tensor> max_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+std::tuple<Tensor, Tensor> max_dim_dense(const Tensor& self, int64_t dim, bool keepdim) {
   return extreme_dim(ReduceKind::MaxWithIndex, "max", self, dim, keepdim);
 }
 
-Tensor min_cpu(const Tensor& self) { return full_extreme(ReduceKind::Min, "min", self, nullptr); }
+Tensor min_dense(const Tensor& self) { return full_extreme(ReduceKind::Min, "min", self, nullptr); }
 
-Tensor& min_unary_out_cpu(const Tensor& self, Tensor& out) {
+Tensor& min_unary_out_dense(const Tensor& self, Tensor& out) {
   full_extreme(ReduceKind::Min, "min", self, &out);
   return out;
 }
 
-std::tuple<Tensor, Tensor> min_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+std::tuple<Tensor, Tensor> min_dim_dense(const Tensor& self, int64_t dim, bool keepdim) {
   return extreme_dim(ReduceKind::MinWithIndex, "min", self, dim, keepdim);
 }
 
-Tensor amax_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
+Tensor amax_dense(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return amax_impl(ReduceKind::Max, "amax", self, dim, keepdim, nullptr);
 }
 
-Tensor& amax_out_cpu(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+Tensor& amax_out_dense(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   amax_impl(ReduceKind::Max, "amax", self, dim, keepdim, &out);
   return out;
 }
 
-Tensor amin_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
+Tensor amin_dense(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return amax_impl(ReduceKind::Min, "amin", self, dim, keepdim, nullptr);
 }
 
-Tensor& amin_out_cpu(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+Tensor& amin_out_dense(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   amax_impl(ReduceKind::Min, "amin", self, dim, keepdim, &out);
   return out;
 }
 
-Tensor argmax_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+Tensor argmax_dense(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return argmax_impl(ReduceKind::ArgMax, "argmax", self, dim, keepdim, nullptr);
 }
 
-Tensor& argmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+Tensor& argmax_out_dense(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
   argmax_impl(ReduceKind::ArgMax, "argmax", self, dim, keepdim, &out);
   return out;
 }
 
-Tensor argmin_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+Tensor argmin_dense(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return argmax_impl(ReduceKind::ArgMin, "argmin", self, dim, keepdim, nullptr);
 }
 
-Tensor& argmin_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+Tensor& argmin_out_dense(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
   argmax_impl(ReduceKind::ArgMin, "argmin", self, dim, keepdim, &out);
   return out;
 }
 
-std::tuple<Tensor, Tensor> aminmax_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+std::tuple<Tensor, Tensor> aminmax_dense(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   check_ordered(self, "aminmax");
   uint64_t mask;
   if (dim) {
@@ -535,42 +563,42 @@ IntArrayRef one_dim(const int64_t& dim) { return IntArrayRef(&dim, 1); }
 
 }  // namespace
 
-Tensor all_cpu(const Tensor& self) { return all_impl(ReduceKind::All, "all", self, std::nullopt, false, nullptr); }
-Tensor all_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+Tensor all_dense(const Tensor& self) { return all_impl(ReduceKind::All, "all", self, std::nullopt, false, nullptr); }
+Tensor all_dim_dense(const Tensor& self, int64_t dim, bool keepdim) {
   return all_impl(ReduceKind::All, "all", self, one_dim(dim), keepdim, nullptr);
 }
-Tensor all_dims_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+Tensor all_dims_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
   return all_impl(ReduceKind::All, "all", self, dim, keepdim, nullptr);
 }
-Tensor& all_out_cpu(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
+Tensor& all_out_dense(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
   all_impl(ReduceKind::All, "all", self, one_dim(dim), keepdim, &out);
   return out;
 }
-Tensor& all_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
+Tensor& all_dims_out_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
   all_impl(ReduceKind::All, "all", self, dim, keepdim, &out);
   return out;
 }
-Tensor& all_all_out_cpu(const Tensor& self, Tensor& out) {
+Tensor& all_all_out_dense(const Tensor& self, Tensor& out) {
   all_impl(ReduceKind::All, "all", self, std::nullopt, false, &out);
   return out;
 }
 
-Tensor any_cpu(const Tensor& self) { return all_impl(ReduceKind::Any, "any", self, std::nullopt, false, nullptr); }
-Tensor any_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+Tensor any_dense(const Tensor& self) { return all_impl(ReduceKind::Any, "any", self, std::nullopt, false, nullptr); }
+Tensor any_dim_dense(const Tensor& self, int64_t dim, bool keepdim) {
   return all_impl(ReduceKind::Any, "any", self, one_dim(dim), keepdim, nullptr);
 }
-Tensor any_dims_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+Tensor any_dims_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
   return all_impl(ReduceKind::Any, "any", self, dim, keepdim, nullptr);
 }
-Tensor& any_out_cpu(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
+Tensor& any_out_dense(const Tensor& self, int64_t dim, bool keepdim, Tensor& out) {
   all_impl(ReduceKind::Any, "any", self, one_dim(dim), keepdim, &out);
   return out;
 }
-Tensor& any_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
+Tensor& any_dims_out_dense(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
   all_impl(ReduceKind::Any, "any", self, dim, keepdim, &out);
   return out;
 }
-Tensor& any_all_out_cpu(const Tensor& self, Tensor& out) {
+Tensor& any_all_out_dense(const Tensor& self, Tensor& out) {
   all_impl(ReduceKind::Any, "any", self, std::nullopt, false, &out);
   return out;
 }
@@ -580,7 +608,7 @@ Tensor count_nonzero_dim_IntList_cpu(const Tensor& self, IntArrayRef dim) {
                     nullptr, 1.0);
 }
 
-Tensor count_nonzero_cpu(const Tensor& self, std::optional<int64_t> dim) {
+Tensor count_nonzero_dense(const Tensor& self, std::optional<int64_t> dim) {
   if (!dim) return count_nonzero_dim_IntList_cpu(self, IntArrayRef());
   return count_nonzero_dim_IntList_cpu(self, one_dim(*dim));
 }

@@ -7,6 +7,9 @@
 #include "aten/native/RangeFactories.h"
 #include "aten/native/Reduce.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/linalg_vector_norm_native.h"
+#include "ember/generated/ops/logsumexp_native.h"
+#include "ember/generated/ops/norm_native.h"
 
 namespace ember::native {
 namespace {
@@ -153,12 +156,12 @@ Tensor vector_norm_impl(const char* op, const Tensor& self, double p,
 
 }  // namespace
 
-Tensor linalg_vector_norm_cpu(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim,
+Tensor linalg_vector_norm_dense(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim,
                               bool keepdim, std::optional<ScalarType> dtype) {
   return vector_norm_impl("linalg.vector_norm", self, ord.to_double(), dim, keepdim, dtype, nullptr);
 }
 
-Tensor& linalg_vector_norm_out_cpu(const Tensor& self, const Scalar& ord,
+Tensor& linalg_vector_norm_out_dense(const Tensor& self, const Scalar& ord,
                                    std::optional<IntArrayRef> dim, bool keepdim,
                                    std::optional<ScalarType> dtype, Tensor& out) {
   vector_norm_impl("linalg.vector_norm", self, ord.to_double(), dim, keepdim, dtype, &out);
@@ -176,7 +179,7 @@ Tensor norm_ScalarOpt_dim_cpu(const Tensor& self, const std::optional<Scalar>& p
                           std::nullopt, nullptr);
 }
 
-Tensor& norm_out_cpu(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim,
+Tensor& norm_out_dense(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim,
                      bool keepdim, Tensor& out) {
   vector_norm_impl("linalg.vector_norm", self, p ? p->to_double() : 2.0, dim, keepdim,
                    std::nullopt, &out);
@@ -210,11 +213,11 @@ Tensor logsumexp_impl(const Tensor& self, IntArrayRef dim, bool keepdim, const T
 
 }  // namespace
 
-Tensor logsumexp_cpu(const Tensor& self, IntArrayRef dim, bool keepdim) {
+Tensor logsumexp_dense(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return logsumexp_impl(self, dim, keepdim, nullptr);
 }
 
-Tensor& logsumexp_out_cpu(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+Tensor& logsumexp_out_dense(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   logsumexp_impl(self, dim, keepdim, &out);
   return out;
 }

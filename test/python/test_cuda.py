@@ -88,6 +88,43 @@ def test_unary_float_family_matches_the_cpu(name, dtype):
                                rtol=tol, atol=tol, equal_nan=True)  # strided
 
 
+REDUCTIONS = {
+    "sum": lambda t: t.sum(), "sum(0)": lambda t: t.sum(0), "sum(1, keepdim)": lambda t: t.sum(1, keepdim=True),
+    "sum((0, 2))": lambda t: t.sum((0, 2)), "mean": lambda t: t.mean(), "mean(-1)": lambda t: t.mean(-1),
+    "prod(1)": lambda t: t.prod(1), "amax(0)": lambda t: t.amax(0), "amin((1, 2))": lambda t: t.amin((1, 2)),
+    "max": lambda t: t.max(), "max(1)": lambda t: t.max(1), "min(2)": lambda t: t.min(2),
+    "argmax": lambda t: t.argmax(), "argmax(1)": lambda t: t.argmax(1), "argmin(0)": lambda t: t.argmin(0),
+    "aminmax": lambda t: ember.aminmax(t), "all(1)": lambda t: (t > 0).all(1), "any": lambda t: (t > 0.5).any(),
+    "count_nonzero": lambda t: ember.count_nonzero(t > 0.5),
+    "norm": lambda t: t.norm(), "norm(1, dim=1)": lambda t: t.norm(1, dim=1),
+    "norm(inf)": lambda t: ember.linalg.vector_norm(t, float("inf")), "var(1)": lambda t: t.var(1),
+    "std": lambda t: t.std(), "logsumexp(2)": lambda t: ember.logsumexp(t, 2),
+}
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_reductions_match_the_cpu(name, layout):
+    ember.manual_seed(3)
+    x = ember.randn(5, 6, 7)
+    if layout == "transposed":
+        x = x.transpose(0, 2)
+    f = REDUCTIONS[name]
+    got, want = f(x.cuda()), f(x)
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want):
+        assert g.is_cuda and g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g.cpu().double().numpy(), w.double().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_integer_and_half_sums():
+    i = ember.arange(60).reshape(3, 4, 5)
+    assert ember.equal(i.cuda().sum(1).cpu(), i.sum(1)) and i.cuda().sum().dtype == ember.int64
+    h = ember.rand(64, 33).half()
+    np.testing.assert_allclose(h.cuda().sum(0).cpu().float().numpy(), h.sum(0).float().numpy(), rtol=2e-3, atol=2e-3)
+
+
 def test_autograd_on_the_device():
     a = ember.randn(3, 4)
     b = ember.randn(4)

@@ -30,7 +30,9 @@ const std::vector<std::string> kCudaOps = {
     "aten::div.Tensor", "aten::add.Scalar", "aten::add_.Scalar", "aten::mul.Scalar", "aten::mul_.Scalar",
     "aten::mm", "aten::mm.out", "aten::bmm", "aten::bmm.out", "aten::addmm", "aten::addmm.out", "aten::addmm_",
     "aten::baddbmm", "aten::baddbmm.out", "aten::baddbmm_", "aten::exp.out", "aten::exp", "aten::log_",
-    "aten::sqrt", "aten::rsqrt", "aten::sigmoid", "aten::tanh", "aten::sin", "aten::erf", "aten::atanh"};
+    "aten::sqrt", "aten::rsqrt", "aten::sigmoid", "aten::tanh", "aten::sin", "aten::erf", "aten::atanh",
+    "aten::sum", "aten::sum.dim_IntList", "aten::mean.dim", "aten::prod", "aten::max.dim", "aten::amax", "aten::argmax",
+    "aten::all", "aten::any.dim", "aten::logsumexp", "aten::linalg_vector_norm"};
 
 TEST(CudaKernels, TheLibraryLoadsAndRegistersUnderTheCudaKey) {
   if (!cuda::built()) GTEST_SKIP() << "a build without CUDA";
