@@ -24,7 +24,9 @@ struct SlotState {
 };
 
 std::mutex state_mutex;
-SlotState slots[kNumPrivateUseSlots];
+// One per out-of-tree device slot, and CUDA's last (enable_cuda_cpu_fallback).
+constexpr int kCudaSlot = kNumPrivateUseSlots;
+SlotState slots[kNumPrivateUseSlots + 1];
 void (*warning_handler)(const std::string&) = nullptr;
 
 // Operators the fallback itself moves tensors with: a backend must have kernels for them.
@@ -61,8 +63,10 @@ void cpu_fallback(const OperatorHandle& op, DispatchKeySet keys, Stack* stack) {
   for (int i = kNumPrivateUseSlots - 1; i >= 0 && slot < 0; --i) {
     if (keys.has(static_cast<DispatchKey>(static_cast<int>(DispatchKey::PrivateUse1) + i))) slot = i;
   }
-  EMBER_CHECK(slot >= 0, op.name().str(), "(): the CPU fallback ran for no out-of-tree device key");
-  const DeviceType type = static_cast<DeviceType>(static_cast<int>(DeviceType::PrivateUse1) + slot);
+  if (slot < 0 && keys.has(DispatchKey::CUDA)) slot = kCudaSlot;
+  EMBER_CHECK(slot >= 0, op.name().str(), "(): the CPU fallback ran for no device key it serves");
+  const DeviceType type = slot == kCudaSlot ? DeviceType::CUDA
+                                            : static_cast<DeviceType>(static_cast<int>(DeviceType::PrivateUse1) + slot);
   const OperatorName& name = op.name();
   const std::string opname = name.str();
   const std::string devname = device_type_name(type);
@@ -190,6 +194,18 @@ void enable_cpu_fallback(Registration& r, CpuFallbackOptions options) {
     s.enabled = true;
   }
   r.kernels("_").fallback(CppFunction::boxed(&cpu_fallback));
+}
+
+void enable_cuda_cpu_fallback() {
+  {
+    std::lock_guard<std::mutex> lock(state_mutex);
+    SlotState& s = slots[kCudaSlot];
+    s = SlotState{};
+    s.name = "cuda";
+    s.enabled = true;
+  }
+  static Library lib(Library::Kind::Impl, "_", DispatchKey::CUDA, __FILE__, __LINE__);
+  lib.fallback(CppFunction::boxed(&cpu_fallback));
 }
 
 std::map<std::string, std::map<std::string, int64_t>> fallback_stats() {

@@ -29,6 +29,11 @@ struct CpuFallbackOptions {
 /// Registers the CPU fallback for r's device (a fallback at its dispatch key).
 EMBER_API void enable_cpu_fallback(Registration& r, CpuFallbackOptions options = {});
 
+/// The CPU fallback for CUDA (Note [CUDA fallback] in aten/native/cuda/CudaUtils.cpp): every
+/// operator without a CUDA kernel runs on the CPU, warning once per operator. libember_cuda
+/// enables it when it loads.
+EMBER_API void enable_cuda_cpu_fallback();
+
 /// Calls that went through the CPU fallback: device type name -> operator -> calls, since
 /// the backend's fallback was enabled (the counts of an unloaded backend are kept until a
 /// backend enables a fallback in its slot again).

@@ -167,6 +167,15 @@ def test_linear_layer_trains_on_the_device():
     np.testing.assert_allclose(lin_cuda.weight.grad.cpu().numpy(), ref.weight.grad.numpy(), rtol=1e-4, atol=1e-5)
 
 
+def test_operators_without_a_cuda_kernel_fall_back_to_the_cpu():
+    # Note [CUDA fallback]: correct results on the device, one warning per operator, counted.
+    x = ember.randn(4, 5)
+    with pytest.warns(UserWarning, match="no kernel on the 'cuda' device"):
+        got = x.cuda() > 0
+    assert got.is_cuda and ember.equal(got.cpu(), x > 0)
+    assert ember.backends.fallback_stats()["cuda"]["aten::gt.Scalar"] >= 1
+
+
 def test_mixing_devices_is_an_error():
     with pytest.raises(ValueError, match="same device"):
         ember.ones(3).cuda() + ember.ones(3)

@@ -1,5 +1,7 @@
 #include "aten/native/cuda/CudaUtils.h"
 
+#include "aten/BackendFallback.h"
+
 namespace ember::native::cuda {
 
 Device check_same_device(const char* op, std::initializer_list<const Tensor*> tensors) {
@@ -20,5 +22,16 @@ Device check_same_device(const char* op, std::initializer_list<const Tensor*> te
   }
   return first->device();
 }
+
+// Note [CUDA fallback]: the CUDA kernels cover a part of the operators so far (copies,
+// factories, the arithmetic, the unary float family, the reductions, the matrix products).
+// Every other operator runs through the CPU fallback of out-of-tree backends (Note [CPU
+// fallback]): its CUDA tensors are copied to the host, the CPU kernel runs, the results go
+// back. It is correct and slow, and says so: the first call of each operator warns, and
+// ember.backends.fallback_stats()["cuda"] counts the calls, so a program's missing kernels
+// are a list to work through rather than an error.
+namespace {
+[[maybe_unused]] const bool fallback_enabled = (backend::enable_cuda_cpu_fallback(), true);
+}  // namespace
 
 }  // namespace ember::native::cuda

@@ -45,6 +45,13 @@ TEST(CudaKernels, TheLibraryLoadsAndRegistersUnderTheCudaKey) {
     EXPECT_NE(std::find(keys.begin(), keys.end(), DispatchKey::CUDA), keys.end()) << name << " has no CUDA kernel";
   }
   EXPECT_EQ(cuda::load_kernels(), "") << "loading twice is loading once";
+  // Note [CUDA fallback]: an operator without a CUDA kernel of its own reaches the CPU
+  // fallback, not the missing-kernel error.
+  auto gt = Dispatcher::singleton().find_op("aten::gt.Tensor");
+  ASSERT_TRUE(gt.has_value());
+  const std::vector<DispatchKey> keys = gt->entry().registered_keys();
+  EXPECT_EQ(std::find(keys.begin(), keys.end(), DispatchKey::CUDA), keys.end()) << "gt has a CUDA kernel now: pick another";
+  EXPECT_TRUE(gt->entry().has_kernel_for(DispatchKey::CUDA));
 }
 
 TEST(CudaKernels, WithoutADeviceCudaTensorsAreAClearError) {
