@@ -23,7 +23,7 @@ namespace {
 // its initial-exec TLS does not fit the static TLS block of a library Python dlopens
 // ("cannot allocate memory in static TLS block"). So the functions used here are looked up
 // in libcudart.so.13 (the toolkit's, or the nvidia-cuda-runtime wheel's, on the library
-// path) the first time CUDA is asked for; without it there are no devices, and the reason
+// path or beside an installed ember package) the first time CUDA is asked for; without it there are no devices, and the reason
 // says so. Only the types come from the toolkit's header.
 struct Cudart {
   decltype(&cudaGetDeviceCount) GetDeviceCount = nullptr;
@@ -60,6 +60,13 @@ const Cudart& cudart() {
   static const Cudart* c = [] {
     auto* r = new Cudart;
     void* h = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
+    Dl_info info{};
+    if (!h && dladdr(reinterpret_cast<void*>(&device_count), &info) && info.dli_fname) {
+      // An installed ember package: the nvidia-cuda-runtime wheel beside it.
+      std::string dir = info.dli_fname;
+      dir = dir.substr(0, dir.find_last_of('/') + 1);
+      h = dlopen((dir + "../nvidia/cu13/lib/libcudart.so.13").c_str(), RTLD_NOW | RTLD_LOCAL);
+    }
     if (!h) {
       const char* e = dlerror();
       r->error = std::string("the CUDA runtime (libcudart.so.13) was not found: ") + (e ? e : "");

@@ -1,5 +1,5 @@
 // The CUDA GEMM (gemm_batched's contract, aten/native/linalg/Blas.h) on cuBLAS, from
-// NVIDIA's nvidia-cublas wheel. Note [CUDA GEMM]:
+// NVIDIA's nvidia-cublas wheel (opened on first use: Note [Loading cuBLAS]). Note [CUDA GEMM]:
 //  - cuBLAS is column-major: the row-major product out = a @ b is computed as the
 //    column-major out^T = b^T a^T, so out's rows are cuBLAS's columns.
 //  - An operand goes in without a copy when each matrix is row-major (unit column stride,
@@ -13,9 +13,12 @@
 //  - One cuBLAS handle per thread and device, on the thread's current stream.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "aten/native/cuda/CudaUtils.h"
@@ -26,17 +29,69 @@
 namespace ember::native::cuda {
 namespace {
 
+// Note [Loading cuBLAS]: as libember opens the CUDA runtime (Note [Loading cudart]),
+// libember_cuda opens cuBLAS on the first GEMM rather than linking it: NVIDIA ships it only
+// in the nvidia-cublas wheel, outside the loader's paths, so a linked libember_cuda would
+// need a RUNPATH into one Python environment. It is looked for on the library path, then in
+// the wheel's place beside an installed ember package (site-packages/nvidia/cu13/lib).
+using GemmStridedBatchedEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
+                                                int, const void*, const void*, cudaDataType, int, long long,
+                                                const void*, cudaDataType, int, long long, const void*, void*,
+                                                cudaDataType, int, long long, int, cublasComputeType_t,
+                                                cublasGemmAlgo_t);
+struct Cublas {
+  cublasStatus_t (*Create)(cublasHandle_t*) = nullptr;
+  cublasStatus_t (*SetStream)(cublasHandle_t, cudaStream_t) = nullptr;
+  const char* (*GetStatusName)(cublasStatus_t) = nullptr;
+  const char* (*GetStatusString)(cublasStatus_t) = nullptr;
+  GemmStridedBatchedEx GemmStridedBatched = nullptr;
+  std::string error;
+};
+
+const Cublas& cublas() {
+  static const Cublas* c = [] {
+    auto* r = new Cublas;
+    void* h = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    std::string tried = "libcublas.so.13";
+    Dl_info info{};
+    if (!h && dladdr(reinterpret_cast<void*>(&cublas), &info) && info.dli_fname) {
+      std::string dir = info.dli_fname;
+      dir = dir.substr(0, dir.find_last_of('/') + 1);
+      const std::string wheel = dir + "../nvidia/cu13/lib/libcublas.so.13";
+      h = dlopen(wheel.c_str(), RTLD_NOW | RTLD_LOCAL);
+      tried += ", " + wheel;
+    }
+    if (!h) {
+      r->error = "cuBLAS was not found (tried " + tried + "); install the nvidia-cublas wheel (13.x) or put its "
+                 "lib folder on LD_LIBRARY_PATH";
+      return r;
+    }
+    auto get = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+      if (!fn && r->error.empty()) r->error = std::string("libcublas.so.13 has no ") + name;
+    };
+    get(r->Create, "cublasCreate_v2");
+    get(r->SetStream, "cublasSetStream_v2");
+    get(r->GetStatusName, "cublasGetStatusName");
+    get(r->GetStatusString, "cublasGetStatusString");
+    get(r->GemmStridedBatched, "cublasGemmStridedBatchedEx");
+    return r;
+  }();
+  EMBER_CHECK(c->error.empty(), "matmul on CUDA: ", c->error);
+  return *c;
+}
+
 void check_cublas(cublasStatus_t s, const char* call) {
-  EMBER_CHECK(s == CUBLAS_STATUS_SUCCESS, "matmul on CUDA: ", call, " failed: ", cublasGetStatusName(s), " (",
-              cublasGetStatusString(s), ")");
+  EMBER_CHECK(s == CUBLAS_STATUS_SUCCESS, "matmul on CUDA: ", call, " failed: ", cublas().GetStatusName(s), " (",
+              cublas().GetStatusString(s), ")");
 }
 
 cublasHandle_t handle_for(int device, cudaStream_t stream) {
   thread_local std::vector<cublasHandle_t> handles;
   if (handles.size() <= static_cast<size_t>(device)) handles.resize(static_cast<size_t>(device) + 1, nullptr);
   cublasHandle_t& h = handles[static_cast<size_t>(device)];
-  if (!h) check_cublas(cublasCreate(&h), "cublasCreate");  // never destroyed: threads may outlive the driver
-  check_cublas(cublasSetStream(h, stream), "cublasSetStream");
+  if (!h) check_cublas(cublas().Create(&h), "cublasCreate");  // never destroyed: threads may outlive the driver
+  check_cublas(cublas().SetStream(h, stream), "cublasSetStream");
   return h;
 }
 
@@ -99,7 +154,7 @@ void gemm_cuda(const Tensor& out, const Tensor& a, const Tensor& bmat, const Sca
   const void* al = f64 ? static_cast<const void*>(&al64) : static_cast<const void*>(&al32);
   const void* be = f64 ? static_cast<const void*>(&be64) : static_cast<const void*>(&be32);
   // out^T (n x m) = op(b) (n x k) . op(a) (k x m), column-major.
-  check_cublas(cublasGemmStridedBatchedEx(
+  check_cublas(cublas().GemmStridedBatched(
                    h, ob.op, oa.op, checked_int(n, "size"), checked_int(m, "size"), checked_int(k, "size"), al,
                    ob.t.data_ptr(), type, checked_int(ob.ld, "stride"), ob.batch_stride, oa.t.data_ptr(), type,
                    checked_int(oa.ld, "stride"), oa.batch_stride, be, c.data_ptr(), type, checked_int(ldc, "stride"),
