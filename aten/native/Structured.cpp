@@ -12,6 +12,7 @@ namespace ember {
 DispatchKey select_backend_key(Device device, Layout layout) {
   if (EMBER_UNLIKELY(device.type() == DeviceType::CUDA)) {
     const int n = cuda::device_count();
+    EMBER_CHECK_NOT_IMPLEMENTED(cuda::built(), "CUDA is not available: ", cuda::unavailable_reason());
     EMBER_CHECK(n > 0, "CUDA is not available: ", cuda::unavailable_reason());
     EMBER_CHECK_VALUE(!device.has_index() || device.index() < n, "expected a cuda device index below ", n,
                       ", but got ", device);

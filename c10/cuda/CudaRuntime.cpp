@@ -23,8 +23,9 @@ namespace {
 // its initial-exec TLS does not fit the static TLS block of a library Python dlopens
 // ("cannot allocate memory in static TLS block"). So the functions used here are looked up
 // in libcudart.so.13 (the toolkit's, or the nvidia-cuda-runtime wheel's, on the library
-// path or beside an installed ember package) the first time CUDA is asked for; without it there are no devices, and the reason
-// says so. Only the types come from the toolkit's header.
+// path or beside an installed ember package) the first time CUDA is asked for; without it
+// there are no devices, and the reason says so. Only the types come from the toolkit's
+// header.
 struct Cudart {
   decltype(&cudaGetDeviceCount) GetDeviceCount = nullptr;
   decltype(&cudaGetDevice) GetDevice = nullptr;

@@ -45,12 +45,19 @@ using BytesOf = std::conditional_t<N == 1, uint8_t,
                 std::conditional_t<N == 2, uint16_t,
                 std::conditional_t<N == 4, uint32_t, std::conditional_t<N == 8, uint64_t, Bytes16>>>>;
 
+bool cpu_or_cuda(Device d) { return d.type() == DeviceType::CUDA || d.type() == DeviceType::CPU; }
+
+size_t nbytes(const Tensor& t) { return static_cast<size_t>(t.numel()) * t.element_size(); }
+
+Tensor empty_on(const Tensor& like, ScalarType dtype, Device device) {
+  return ember::empty(like.sizes(), TensorOptions().dtype(dtype).device(device));
+}
+
 // dst = src (broadcast to dst's shape, converted to dst's dtype), both on one device.
 void device_copy(const Tensor& dst, const Tensor& src) {
   cuda::DeviceGuard guard(dst.device());
   if (dst.dtype() == src.dtype() && dst.sizes() == src.sizes() && dst.is_contiguous() && src.is_contiguous()) {
-    ember::cuda::memcpy_async(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(dst.numel()) * dst.element_size(),
-                              ember::cuda::CopyDirection::DeviceToDevice,
+    ember::cuda::memcpy_async(dst.data_ptr(), src.data_ptr(), nbytes(dst), ember::cuda::CopyDirection::DeviceToDevice,
                               ember::cuda::current_stream(dst.device().index()));
     return;
   }
@@ -82,13 +89,11 @@ bool is_pinned(const Tensor& t) { return t.storage() && t.storage()->allocator()
 }  // namespace
 
 Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
-  EMBER_CHECK_VALUE(self.device().type() == DeviceType::CUDA || self.device().type() == DeviceType::CPU, "copy_(): cannot copy between ",
-                    src.device(), " and ", self.device());
-  EMBER_CHECK_VALUE(src.device().type() == DeviceType::CUDA || src.device().type() == DeviceType::CPU, "copy_(): cannot copy between ",
+  EMBER_CHECK_VALUE(cpu_or_cuda(self.device()) && cpu_or_cuda(src.device()), "copy_(): cannot copy between ",
                     src.device(), " and ", self.device());
   const DimVector shape = broadcast_shapes(self.sizes(), src.sizes(), "copy_");
-  EMBER_CHECK_VALUE(shape.ref() == self.sizes(),
-                    "copy_(): the source of sizes ", src.sizes(), " does not broadcast to the destination's ", self.sizes());
+  EMBER_CHECK_VALUE(shape.ref() == self.sizes(), "copy_(): the source of sizes ", src.sizes(),
+                    " does not broadcast to the destination's ", self.sizes());
   if (self.numel() == 0 || self.is_same(src)) return self;
   const bool to_device = self.device().type() == DeviceType::CUDA;
   const bool from_device = src.device().type() == DeviceType::CUDA;
@@ -97,12 +102,14 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
       device_copy(self, src);
       return self;
     }
-    // Between devices: src's bytes, contiguous, once src's queued work is done; then on self's device.
+    // Between devices: src's bytes, contiguous, once src's queued work is done; then the
+    // conversion and scatter on self's device.
     const Tensor packed = src.contiguous();
-    Tensor staged = ember::empty(src.sizes(), TensorOptions().dtype(src.scalar_type()).device(self.device()));
+    Tensor staged = empty_on(src, src.scalar_type(), self.device());
     ember::cuda::stream_synchronize(ember::cuda::current_stream(src.device().index()));
-    ember::cuda::memcpy_async(staged.data_ptr(), packed.data_ptr(), static_cast<size_t>(packed.numel()) * packed.element_size(),
-                              ember::cuda::CopyDirection::DeviceToDevice, ember::cuda::current_stream(self.device().index()));
+    ember::cuda::memcpy_async(staged.data_ptr(), packed.data_ptr(), nbytes(packed),
+                              ember::cuda::CopyDirection::DeviceToDevice,
+                              ember::cuda::current_stream(self.device().index()));
     device_copy(self, staged);
     return self;
   }
@@ -111,10 +118,10 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
     // scatter on the device when self needs them.
     const Tensor host = src.contiguous();
     const bool direct = self.is_contiguous() && self.dtype() == src.dtype() && self.sizes() == src.sizes();
-    Tensor staged = direct ? self : ember::empty(src.sizes(), TensorOptions().dtype(src.scalar_type()).device(self.device()));
+    Tensor staged = direct ? self : empty_on(src, src.scalar_type(), self.device());
     const DeviceStream stream = ember::cuda::current_stream(self.device().index());
-    ember::cuda::memcpy_async(staged.data_ptr(), host.data_ptr(), static_cast<size_t>(host.numel()) * host.element_size(),
-                              ember::cuda::CopyDirection::HostToDevice, stream);
+    ember::cuda::memcpy_async(staged.data_ptr(), host.data_ptr(), nbytes(host), ember::cuda::CopyDirection::HostToDevice,
+                              stream);
     // A pageable source is copied before the call returns; a pinned one only when the
     // stream gets there, so a temporary must not be freed before (and without
     // non_blocking, the caller may write src right after).
@@ -126,14 +133,14 @@ Tensor& copy_cuda(Tensor& self, const Tensor& src, bool non_blocking) {
   const bool direct = src.is_contiguous() && src.dtype() == self.dtype() && src.sizes() == self.sizes();
   Tensor staged = src;
   if (!direct) {
-    staged = ember::empty(self.sizes(), TensorOptions().dtype(self.scalar_type()).device(src.device()));
+    staged = empty_on(self, self.scalar_type(), src.device());
     device_copy(staged, src);
   }
   const bool host_direct = self.is_contiguous();
-  Tensor host = host_direct ? self : ember::empty(self.sizes(), TensorOptions().dtype(self.scalar_type()));
+  Tensor host = host_direct ? self : empty_on(self, self.scalar_type(), Device(DeviceType::CPU));
   const DeviceStream stream = ember::cuda::current_stream(src.device().index());
-  ember::cuda::memcpy_async(host.data_ptr(), staged.data_ptr(), static_cast<size_t>(host.numel()) * host.element_size(),
-                            ember::cuda::CopyDirection::DeviceToHost, stream);
+  ember::cuda::memcpy_async(host.data_ptr(), staged.data_ptr(), nbytes(host), ember::cuda::CopyDirection::DeviceToHost,
+                            stream);
   if (!(non_blocking && host_direct && is_pinned(self))) ember::cuda::stream_synchronize(stream);
   if (!host_direct) self.copy_(host);
   return self;
