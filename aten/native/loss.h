@@ -7,11 +7,12 @@
 
 #include "c10/core/Reduction.h"
 #include "c10/core/Tensor.h"
+#include "c10/macros/Export.h"
 
 namespace ember::native {
 
 /// ValueError unless `reduction` is 0 (none), 1 (mean) or 2 (sum).
-void check_reduction(const char* op, int64_t reduction);
+EMBER_API void check_reduction(const char* op, int64_t reduction);
 
 /// The (N, C, S) walk of an nll_loss input [C], [N, C] or [N, C, d1, ...].
 struct NllShape {
@@ -20,11 +21,11 @@ struct NllShape {
 
 /// Checks nll_loss's self, target ([], [N] or [N, d1, ...] of int64 or uint8, matching self)
 /// and weight (one per class, self's dtype), and returns self's walk.
-NllShape nll_shape(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight);
+EMBER_API NllShape nll_shape(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight);
 
 /// Checks nll_loss_backward's grad_output (target's shape unreduced, one element reduced)
 /// and the dtypes of grad_output and total_weight (self's).
-void check_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+EMBER_API void check_nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                              const Tensor& total_weight, int64_t reduction);
 
 }  // namespace ember::native

@@ -50,7 +50,6 @@ struct Cudart {
   decltype(&cudaStreamSynchronize) StreamSynchronize = nullptr;
   decltype(&cudaStreamWaitEvent) StreamWaitEvent = nullptr;
   decltype(&cudaMemcpyAsync) MemcpyAsync = nullptr;
-  decltype(&cudaDeviceGetAttribute) DeviceGetAttribute = nullptr;
   decltype(&cudaGetDeviceProperties) GetDeviceProperties = nullptr;
   decltype(&cudaHostAlloc) HostAlloc = nullptr;
   decltype(&cudaFreeHost) FreeHost = nullptr;
@@ -100,7 +99,6 @@ const Cudart& cudart() {
     get(r->StreamSynchronize, "cudaStreamSynchronize");
     get(r->StreamWaitEvent, "cudaStreamWaitEvent");
     get(r->MemcpyAsync, "cudaMemcpyAsync");
-    get(r->DeviceGetAttribute, "cudaDeviceGetAttribute");
     get(r->GetDeviceProperties, "cudaGetDeviceProperties");
     get(r->HostAlloc, "cudaHostAlloc");
     get(r->FreeHost, "cudaFreeHost");
@@ -222,6 +220,7 @@ Runtime& runtime() {
       rt->reason = "the CUDA driver reports no device";
     }
     if (rt->count > 0) {
+      // (libember_cuda's initialisers only register: nothing in them may ask runtime().)
       if (std::string e = load_kernels(); !e.empty()) {
         rt->count = 0;
         rt->reason = e;

@@ -125,6 +125,59 @@ def test_integer_and_half_sums():
     np.testing.assert_allclose(h.cuda().sum(0).cpu().float().numpy(), h.sum(0).float().numpy(), rtol=2e-3, atol=2e-3)
 
 
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_forward_and_backward(dim, log):
+    ember.manual_seed(4)
+    x = ember.randn(6, 7, 33)
+    f = ember.log_softmax if log else ember.softmax
+    xc, xr = x.cuda().requires_grad_(), x.clone().requires_grad_()
+    g = ember.randn(6, 7, 33)
+    yc, yr = f(xc, dim), f(xr, dim)
+    yc.backward(g.cuda())
+    yr.backward(g)
+    np.testing.assert_allclose(yc.detach().cpu().numpy(), yr.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(xc.grad.cpu().numpy(), xr.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_forward_and_backward(reduction):
+    ember.manual_seed(5)
+    x, t = ember.randn(16, 10), ember.randint(0, 10, (16,))
+    t[3] = -100  # ignored
+    w = ember.rand(10)
+    for weight in (None, w):
+        xc, xr = x.cuda().requires_grad_(), x.clone().requires_grad_()
+        lc = ember.nn.functional.cross_entropy(xc, t.cuda(), None if weight is None else weight.cuda(),
+                                               reduction=reduction)
+        lr = ember.nn.functional.cross_entropy(xr, t, weight, reduction=reduction)
+        np.testing.assert_allclose(lc.detach().cpu().numpy(), lr.detach().numpy(), rtol=1e-5, atol=1e-6)
+        lc.sum().backward()
+        lr.sum().backward()
+        np.testing.assert_allclose(xc.grad.cpu().numpy(), xr.grad.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(IndexError, match="out of bounds"):
+        ember.nn.functional.cross_entropy(x.cuda(), ember.full((16,), 10).cuda())
+
+
+def test_an_mlp_trains_on_the_device_as_on_the_cpu():
+    ember.manual_seed(6)
+    model = ember.nn.Sequential(ember.nn.Linear(20, 32), ember.nn.ReLU(), ember.nn.Linear(32, 5))
+    ref = ember.nn.Sequential(ember.nn.Linear(20, 32), ember.nn.ReLU(), ember.nn.Linear(32, 5))
+    ref.load_state_dict(model.state_dict())
+    model.cuda()
+    opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    opt_ref = ember.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    x, y = ember.randn(64, 20), ember.randint(0, 5, (64,))
+    for _ in range(5):
+        for m, o, xb, yb in ((model, opt, x.cuda(), y.cuda()), (ref, opt_ref, x, y)):
+            o.zero_grad()
+            ember.nn.functional.cross_entropy(m(xb), yb).backward()
+            o.step()
+    for p, q in zip(model.parameters(), ref.parameters()):
+        assert p.is_cuda
+        np.testing.assert_allclose(p.detach().cpu().numpy(), q.detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
 def test_autograd_on_the_device():
     a = ember.randn(3, 4)
     b = ember.randn(4)

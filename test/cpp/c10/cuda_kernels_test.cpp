@@ -32,7 +32,9 @@ const std::vector<std::string> kCudaOps = {
     "aten::baddbmm", "aten::baddbmm.out", "aten::baddbmm_", "aten::exp.out", "aten::exp", "aten::log_",
     "aten::sqrt", "aten::rsqrt", "aten::sigmoid", "aten::tanh", "aten::sin", "aten::erf", "aten::atanh",
     "aten::sum", "aten::sum.dim_IntList", "aten::mean.dim", "aten::prod", "aten::max.dim", "aten::amax", "aten::argmax",
-    "aten::all", "aten::any.dim", "aten::logsumexp", "aten::linalg_vector_norm"};
+    "aten::all", "aten::any.dim", "aten::logsumexp", "aten::linalg_vector_norm", "aten::_softmax",
+    "aten::_log_softmax", "aten::_softmax_backward_data", "aten::_log_softmax_backward_data",
+    "aten::nll_loss_forward", "aten::nll_loss_backward"};
 
 TEST(CudaKernels, TheLibraryLoadsAndRegistersUnderTheCudaKey) {
   if (!cuda::built()) GTEST_SKIP() << "a build without CUDA";
