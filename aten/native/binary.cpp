@@ -11,9 +11,15 @@
 // The meta functions' declarations (exported: libember_cuda's registrations call them).
 #include "ember/generated/ops/add_native.h"
 #include "ember/generated/ops/div_native.h"
+#include "ember/generated/ops/eq_native.h"
+#include "ember/generated/ops/ge_native.h"
+#include "ember/generated/ops/gt_native.h"
+#include "ember/generated/ops/le_native.h"
+#include "ember/generated/ops/lt_native.h"
 #include "ember/generated/ops/maximum.h"
 #include "ember/generated/ops/minimum.h"
 #include "ember/generated/ops/mul_native.h"
+#include "ember/generated/ops/ne_native.h"
 #include "ember/generated/ops/sub_native.h"
 
 namespace ember::native {

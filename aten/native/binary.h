@@ -18,7 +18,7 @@ namespace ember::native {
 /// no complex alpha for real results; TypeError naming op otherwise.
 EMBER_API void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha);
 /// sub() takes no bool operand (TypeError with PyTorch's advice).
-void check_sub_operands(ScalarType a, ScalarType b);
+EMBER_API void check_sub_operands(ScalarType a, ScalarType b);
 /// div()'s true division: integral (and bool) results become the default float dtype.
 EMBER_API ScalarType div_result_type(ScalarType t);
 

@@ -6,11 +6,17 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/TensorIterator.h"
 #include "c10/util/Exception.h"
+#include "ember/generated/ops/addcdiv_native.h"
+#include "ember/generated/ops/addcmul_native.h"
 #include "ember/generated/ops/clamp.h"
 #include "ember/generated/ops/clamp_.h"
+#include "ember/generated/ops/clamp_max_native.h"
+#include "ember/generated/ops/clamp_min_native.h"
 #include "ember/generated/ops/clamp_native.h"
+#include "ember/generated/ops/lerp_native.h"
 #include "ember/generated/ops/scalar_tensor.h"
 #include "ember/generated/ops/where.h"
+#include "ember/generated/ops/where_native.h"
 
 namespace ember::native {
 namespace {

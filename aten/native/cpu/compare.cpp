@@ -1,8 +1,10 @@
-// Comparisons on the CPU: eq, ne, lt, le, gt, ge (Tensor and Scalar forms). Operands are
-// compared in their promoted dtype; the result is bool (an out= of another dtype receives
-// a converted copy). Complex operands compare only for (in)equality, as in PyTorch.
+// Comparisons on the CPU: eq, ne, lt, le, gt, ge (Tensor and Scalar forms), with the functors
+// of aten/native/CompareOps.h (CUDA's too). Operands are compared in their promoted dtype;
+// the result is bool (an out= of another dtype receives a converted copy). Complex operands
+// compare only for (in)equality, as in PyTorch.
 #include <type_traits>
 
+#include "aten/native/CompareOps.h"
 #include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Structured.h"
@@ -14,25 +16,6 @@
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
 namespace {
-
-enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge };
-
-template <Cmp c, class A>
-bool compare(A a, A b) {
-  if constexpr (c == Cmp::Eq) return a == b;
-  else if constexpr (c == Cmp::Ne) return a != b;
-  else if constexpr (kIsComplex<A>) return false;  // refused before the loop
-  else if constexpr (c == Cmp::Lt) return a < b;
-  else if constexpr (c == Cmp::Le) return a <= b;
-  else if constexpr (c == Cmp::Gt) return a > b;
-  else return a >= b;
-}
-
-// compare<c> as a callable of one type per computation type (Note [16-bit floats in blocks]).
-template <Cmp c, class A>
-struct Compare {
-  bool operator()(A a, A b) const { return compare<c>(a, b); }
-};
 
 template <Cmp c, class T>
 void loop(const TensorIterator& it, const Scalar* constant) {

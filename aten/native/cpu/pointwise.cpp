@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "aten/native/CpuCapability.h"
+#include "aten/native/PointwiseOps.h"
 #include "aten/native/Dispatch.h"
 #include "aten/native/Parallel.h"
 #include "aten/native/Structured.h"
@@ -94,11 +95,7 @@ void clamp_scalar_run(const char* name, const Tensor& self, const std::optional<
         nan_bound = std::isnan(lo) || std::isnan(hi);
         nan_value = std::isnan(lo) ? lo : hi;
       }
-      return [lo, hi, nan_bound, nan_value](A x) {
-        A y = x < lo ? lo : x;
-        y = y > hi ? hi : y;
-        return nan_bound ? nan_value : y;
-      };
+      return [lo, hi, nan_bound, nan_value](A x) { return clamp_between<A>(x, lo, hi, nan_bound, nan_value); };
     }
   });
 }
@@ -138,12 +135,6 @@ void clamp_tensor_run(const char* name, const Tensor& self, const Tensor* min, c
 // ---- lerp ---------------------------------------------------------------------------------
 
 // PyTorch's form: from self for small weights, from end otherwise (exact at both ends).
-template <class A, class W>
-A lerp_value(A self, A end, W weight) {
-  return std::abs(weight) < RealType<W>(0.5) ? self + weight * (end - self)
-                                             : end - (end - self) * (W(1) - weight);
-}
-
 template <class T>
 constexpr bool kLerpable = kFloating<T> || kIsComplex<T>;
 
@@ -222,7 +213,7 @@ void where_out_cpu(const Tensor& condition, const Tensor& self, const Tensor& ot
   const Tensor mask = as_dtype(as_dtype(condition, ScalarType::Bool), compute);
   pointwise_run<3>("where", compute, out, {&mask, &self, &other}, [&](auto tag) {
     using A = Acc<typename decltype(tag)::type>;
-    return [](A c, A a, A b) { return c != A(0) ? a : b; };
+    return [](A c, A a, A b) { return where_value<A>(c, a, b); };
   });
 }
 
@@ -295,13 +286,11 @@ void addcmul_out_cpu(const Tensor& self, const Tensor& tensor1, const Tensor& te
       return [](A a, A, A) { return a; };
     } else if constexpr (kIntegral<T>) {
       using U = std::make_unsigned_t<T>;
-      const U v = static_cast<U>(checked_scalar_to<T>(value, "addcmul", "value"));
-      return [v](A a, A b, A c) {
-        return static_cast<A>(static_cast<U>(a) + v * static_cast<U>(b) * static_cast<U>(c));
-      };
+      const A v = static_cast<A>(static_cast<U>(checked_scalar_to<T>(value, "addcmul", "value")));
+      return [v](A a, A b, A c) { return addcmul_value<A>(a, b, c, v); };
     } else {
       const A v = checked_scalar_to<A>(value, "addcmul", "value");
-      return [v](A a, A b, A c) { return a + v * b * c; };
+      return [v](A a, A b, A c) { return addcmul_value<A>(a, b, c, v); };
     }
   });
 }
@@ -317,7 +306,7 @@ void addcdiv_out_cpu(const Tensor& self, const Tensor& tensor1, const Tensor& te
       return [](A a, A, A) { return a; };
     } else {
       const A v = checked_scalar_to<A>(value, "addcdiv", "value");
-      return [v](A a, A b, A c) { return a + v * b / c; };
+      return [v](A a, A b, A c) { return addcdiv_value<A>(a, b, c, v); };
     }
   });
 }

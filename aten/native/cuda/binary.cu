@@ -85,6 +85,7 @@ void binary(ArithOp op, const char* name, ScalarType compute, const Tensor& self
 
 Tensor scalar_form(ArithOp op, const char* name, const Tensor& self, const Scalar& other, const Scalar& alpha) {
   ScalarType dtype = ResultType().add(self).add(other).get();
+  if (op == ArithOp::Div) dtype = div_result_type(dtype);
   Tensor out = make_output(elementwise_meta({&self}, dtype, name), self.device());
   run(op, name, dtype, out, self, nullptr, &other, alpha);
   return out;
@@ -92,6 +93,7 @@ Tensor scalar_form(ArithOp op, const char* name, const Tensor& self, const Scala
 
 Tensor& scalar_form_(ArithOp op, const char* name, Tensor& self, const Scalar& other, const Scalar& alpha) {
   ScalarType dtype = ResultType().add(self).add(other).get();
+  if (op == ArithOp::Div) dtype = div_result_type(dtype);
   EMBER_CHECK_TYPE(can_cast(dtype, self.dtype()), name, "(): result type ", dtype,
                    " can't be cast to the desired output type ", self.dtype());
   run(op, name, dtype, self, self, nullptr, &other, alpha);
@@ -124,6 +126,26 @@ Tensor add_scalar_cuda(const Tensor& self, const Scalar& other, const Scalar& al
 Tensor& add_scalar_inplace_cuda(Tensor& self, const Scalar& other, const Scalar& alpha) {
   check_alpha("add_", ResultType().add(self).add(other).get(), alpha);
   return scalar_form_(ArithOp::Add, "add_", self, other, alpha);
+}
+
+Tensor sub_scalar_cuda(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  check_sub_operands(self.dtype(), other.is_bool() ? ScalarType::Bool : ScalarType::Long);
+  check_alpha("sub", ResultType().add(self).add(other).get(), alpha);
+  return scalar_form(ArithOp::Add, "sub", self, other, negated(alpha));
+}
+
+Tensor& sub_scalar_inplace_cuda(Tensor& self, const Scalar& other, const Scalar& alpha) {
+  check_sub_operands(self.dtype(), other.is_bool() ? ScalarType::Bool : ScalarType::Long);
+  check_alpha("sub_", ResultType().add(self).add(other).get(), alpha);
+  return scalar_form_(ArithOp::Add, "sub_", self, other, negated(alpha));
+}
+
+Tensor div_scalar_cuda(const Tensor& self, const Scalar& other) {
+  return scalar_form(ArithOp::Div, "div", self, other, 1);
+}
+
+Tensor& div_scalar_inplace_cuda(Tensor& self, const Scalar& other) {
+  return scalar_form_(ArithOp::Div, "div_", self, other, 1);
 }
 
 Tensor mul_scalar_cuda(const Tensor& self, const Scalar& other) {
