@@ -1,7 +1,8 @@
-// The CPU generator (Note [Philox stream layout] in PhiloxGenerator.h) and its registration
-// as the CPU default generator when libember loads.
+// The Philox generator (Note [Philox stream layout] in PhiloxGenerator.h) and its registration
+// as the CPU (and CUDA) default generator when libember loads.
 #include "aten/PhiloxGenerator.h"
 
+#include "c10/cuda/CudaRuntime.h"
 #include "c10/util/Exception.h"
 
 #if defined(__AVX2__)
@@ -10,8 +11,7 @@
 
 namespace ember {
 
-PhiloxGenerator::PhiloxGenerator(uint64_t seed)
-    : GeneratorImpl(Device(DeviceType::CPU)), seed_(seed) {}
+PhiloxGenerator::PhiloxGenerator(uint64_t seed, Device device) : GeneratorImpl(device), seed_(seed) {}
 
 void PhiloxGenerator::set_current_seed(uint64_t seed) {
   std::lock_guard<std::mutex> lock(mutex());
@@ -110,16 +110,16 @@ Generator make_cpu_generator(uint64_t seed) {
   return Generator(make_intrusive<PhiloxGenerator>(seed));
 }
 
-PhiloxStream philox_reserve(const std::optional<Generator>& gen, uint64_t words, const char* op) {
+PhiloxStream philox_reserve(const std::optional<Generator>& gen, uint64_t words, const char* op,
+                            DeviceType type) {
   // Hold a reference for the reservation: the default generator may be replaced meanwhile.
-  Generator g = gen && gen->defined() ? *gen : default_generator(DeviceType::CPU);
-  EMBER_CHECK_VALUE(g.device().type() == DeviceType::CPU, op,
-                    "(): expected 'generator' to be a CPU generator, but got one for '",
-                    device_type_name(g.device().type()), "'");
+  Generator g = gen && gen->defined() ? *gen : default_generator(type);
+  const char* name = type == DeviceType::CPU ? "CPU" : "CUDA";
+  EMBER_CHECK_VALUE(g.device().type() == type, op, "(): expected 'generator' to be a ", name,
+                    " generator, but got one for '", device_type_name(g.device().type()), "'");
   auto* philox = dynamic_cast<PhiloxGenerator*>(g.impl());
-  EMBER_CHECK_VALUE(philox != nullptr, op,
-                    "(): expected 'generator' to be a CPU Philox generator (make_cpu_generator), "
-                    "but got another CPU generator type");
+  EMBER_CHECK_VALUE(philox != nullptr, op, "(): expected 'generator' to be a ", name,
+                    " Philox generator (make_cpu_generator), but got another ", name, " generator type");
   if (words == 0) return PhiloxStream{philox->current_seed(), philox->offset() / 4};
   return philox->reserve(words);
 }
@@ -131,6 +131,13 @@ namespace {
 // initialisers across files does not matter.
 [[maybe_unused]] const bool kCpuGeneratorRegistered = [] {
   set_default_generator(DeviceType::CPU, make_cpu_generator());
+  // CUDA's default generator is a state on the host (the kernels take a reservation), so it
+  // exists from the start and manual_seed reaches it before any CUDA work, as PyTorch's
+  // queued seeding does.
+  if (cuda::built()) {
+    set_default_generator(DeviceType::CUDA, Generator(make_intrusive<PhiloxGenerator>(
+                                                PhiloxGenerator::kDefaultSeed, Device(DeviceType::CUDA))));
+  }
   return true;
 }();
 

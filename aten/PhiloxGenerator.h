@@ -41,6 +41,7 @@
 #include <optional>
 
 #include "c10/core/Generator.h"
+#include "c10/macros/HostDevice.h"
 
 namespace ember {
 
@@ -48,7 +49,7 @@ namespace ember {
 using PhiloxBlock = std::array<uint32_t, 4>;
 
 /// Philox4x32-10 of counter `ctr` under key `key` (Random123's philox4x32_R(10, ...)).
-inline PhiloxBlock philox4x32_10(PhiloxBlock ctr, std::array<uint32_t, 2> key) {
+EMBER_HOST_DEVICE inline PhiloxBlock philox4x32_10(PhiloxBlock ctr, std::array<uint32_t, 2> key) {
   constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;
   constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;
   for (int round = 0; round < 10; ++round) {
@@ -106,7 +107,9 @@ class EMBER_API PhiloxGenerator : public GeneratorImpl {
   /// PyTorch's default CPU seed.
   static constexpr uint64_t kDefaultSeed = 67280421310721ull;
 
-  explicit PhiloxGenerator(uint64_t seed = kDefaultSeed);
+  /// A generator of `device`'s type: the CPU's, or CUDA's (whose kernels draw the same
+  /// stream layout, cuda/random.cu).
+  explicit PhiloxGenerator(uint64_t seed = kDefaultSeed, Device device = Device(DeviceType::CPU));
   /// Restarts the stream: seed = `seed`, offset = 0. Takes the lock.
   void set_current_seed(uint64_t seed) override;
   uint64_t current_seed() const override;
@@ -125,10 +128,10 @@ class EMBER_API PhiloxGenerator : public GeneratorImpl {
 /// A new CPU generator seeded with `seed` (like torch.Generator().manual_seed(seed)).
 EMBER_API Generator make_cpu_generator(uint64_t seed = PhiloxGenerator::kDefaultSeed);
 
-/// Reserves `words` numbers for one call of `op` from `gen`, or from the CPU default
-/// generator when gen is empty (0 words: checks gen, advances nothing). Throws ValueError
-/// naming `op` when gen is not a CPU generator.
-EMBER_API PhiloxStream philox_reserve(const std::optional<Generator>& gen, uint64_t words,
-                                      const char* op);
+/// Reserves `words` numbers for one call of `op` from `gen`, or from the default generator
+/// of `type` (the CPU's unless told) when gen is empty (0 words: checks gen, advances
+/// nothing). Throws ValueError naming `op` when gen is not a Philox generator of that type.
+EMBER_API PhiloxStream philox_reserve(const std::optional<Generator>& gen, uint64_t words, const char* op,
+                                      DeviceType type = DeviceType::CPU);
 
 }  // namespace ember

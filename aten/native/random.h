@@ -1,4 +1,5 @@
 #pragma once
+#include "c10/macros/Export.h"
 /// Argument checks of the random ops, shared by their CPU and Meta kernels (random.cpp),
 /// so both reject the same calls with the same messages before anything is written.
 
@@ -16,9 +17,9 @@ namespace native {
 void check_no_internal_overlap(const Tensor& self, const char* op);
 
 /// uniform_: floating or complex self, finite from <= to within the dtype's range.
-void check_uniform_args(const Tensor& self, double from, double to);
+EMBER_API void check_uniform_args(const Tensor& self, double from, double to);
 /// normal_: floating or complex self, std >= 0.
-void check_normal_args(const Tensor& self, double stdev);
+EMBER_API void check_normal_args(const Tensor& self, double stdev);
 
 /// The integers random_ draws from: [from, from + range); range 0 means 2^64.
 struct RandomRange {
@@ -32,7 +33,7 @@ RandomRange random_from_to_range(const Tensor& self, int64_t from, std::optional
 RandomRange random_default_range(const Tensor& self);
 
 /// bernoulli_.float: non-complex self, p in [0, 1].
-void check_bernoulli_args(const Tensor& self, double p);
+EMBER_API void check_bernoulli_args(const Tensor& self, double p);
 /// bernoulli_.Tensor: non-complex self, floating p on self's device, broadcastable to
 /// self; returns p's strides broadcast to self's sizes (0 for broadcast dimensions).
 std::vector<int64_t> check_bernoulli_tensor_args(const Tensor& self, const Tensor& p);

@@ -7,6 +7,7 @@
 
 #include <tuple>
 
+#include "c10/core/Generator.h"
 #include "c10/core/Storage.h"
 #include "c10/core/TensorImpl.h"
 #include "c10/cuda/CudaRuntime.h"
@@ -67,6 +68,9 @@ void init_cuda(py::module_& m) {
   });
   m.def("_cuda_reset_peak_memory_stats", &cuda::reset_peak_memory_stats);
   m.def("_cuda_empty_cache", &cuda::empty_cache);
+  // CUDA's default generator (aten/PhiloxGenerator.cpp registers it in a CUDA build).
+  m.def("_cuda_manual_seed", [](uint64_t seed) { default_generator(DeviceType::CUDA).manual_seed(seed); });
+  m.def("_cuda_initial_seed", [] { return default_generator(DeviceType::CUDA).initial_seed(); });
 
   m.def("_cuda_current_stream", [](int device) { return as_tuple(cuda::current_stream(device)); });
   m.def("_cuda_default_stream", [](int device) { return as_tuple(cuda::default_stream(device)); });

@@ -215,6 +215,30 @@ def test_adam_steps_on_the_device_as_on_the_cpu():
     np.testing.assert_allclose(lin.weight.detach().cpu().numpy(), ref.weight.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.float16, ember.bfloat16], ids=str)
+def test_random_draws_the_cpu_stream(dtype):
+    # Note [Philox stream layout]: CUDA's generator, seeded as the CPU's, gives the same values.
+    ember.manual_seed(9)  # seeds both
+    got = ember.empty(1001, dtype=dtype, device="cuda").uniform_(-2, 3)
+    want = ember.empty(1001, dtype=dtype).uniform_(-2, 3)
+    assert ember.equal(got.cpu(), want)
+    got = ember.empty(7, 9, device="cuda").t().bernoulli_(0.3)  # strided: filled in logical order
+    want = ember.empty(7, 9).t().bernoulli_(0.3)
+    assert ember.equal(got.cpu(), want)
+    ember.cuda.manual_seed(11)  # CUDA's alone
+    cpu = ember.Generator().manual_seed(11)
+    got = ember.empty(100, dtype=dtype, device="cuda").uniform_()
+    assert ember.equal(got.cpu(), ember.empty(100, dtype=dtype).uniform_(generator=cpu))
+    assert ember.cuda.initial_seed() == 11
+
+
+def test_dropout_on_the_device():
+    x = ember.ones(1000, device="cuda")
+    y = ember.nn.functional.dropout(x, 0.25, training=True)
+    kept = (y != 0).sum().item()
+    assert 650 < kept < 850 and ember.allclose(y[y != 0], ember.full((kept,), 1 / 0.75, device="cuda"))
+
+
 def test_autograd_on_the_device():
     a = ember.randn(3, 4)
     b = ember.randn(4)

@@ -88,28 +88,6 @@ using namespace random_detail;
 
 namespace {
 
-// The largest T strictly below `to`, so rounding x * (to - from) + from to T cannot reach
-// `to` (PyTorch's formula alone can, e.g. float uniform_(1, 2) rounding 2 - 2^-24 up).
-template <class T>
-double largest_below(double to) {
-  using Acc = typename Floating<T>::Acc;
-  T v = Floating<T>::from(static_cast<Acc>(to));
-  double d = Floating<T>::to_double(v);
-  while (d >= to) {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      v = std::nextafter(v, -std::numeric_limits<T>::infinity());
-    } else {
-      // 16-bit floats: step the bit pattern one unit toward -inf.
-      uint16_t bits = v.x;
-      bits = (bits & 0x8000u) ? static_cast<uint16_t>(bits + 1)
-                              : (bits == 0 ? uint16_t{0x8001u} : static_cast<uint16_t>(bits - 1));
-      v = T(bits, FromBits{});
-    }
-    d = Floating<T>::to_double(v);
-  }
-  return d;
-}
-
 // Writes `count` values x * (to - from) + from, x uniform in [0, 1) with T's digits.
 template <class T>
 void uniform_fill(const Tensor& self, int64_t count, double from, double to,

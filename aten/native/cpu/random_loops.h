@@ -14,6 +14,7 @@
 
 #include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
+#include "aten/native/RandomOps.h"
 #include "c10/core/Tensor.h"
 #include "c10/util/Exception.h"
 #include "c10/util/Half.h"
@@ -31,39 +32,6 @@ namespace random_detail {
 
 /// Runs f(begin, end) over chunks covering [0, n) (see set_random_threading).
 void run_chunks(int64_t n, const std::function<void(int64_t, int64_t)>& f);
-
-/// Per floating type: the type kernels compute in, the mantissa digits (uniform draws keep
-/// that many random bits, as PyTorch's uniform_real does) and conversions.
-template <class T>
-struct Floating;
-template <>
-struct Floating<Half> {
-  using Acc = float;
-  static constexpr int kDigits = 11;
-  static Half from(float v) { return Half(v); }
-  static double to_double(Half v) { return static_cast<float>(v); }
-};
-template <>
-struct Floating<BFloat16> {
-  using Acc = float;
-  static constexpr int kDigits = 8;
-  static BFloat16 from(float v) { return BFloat16(v); }
-  static double to_double(BFloat16 v) { return static_cast<float>(v); }
-};
-template <>
-struct Floating<float> {
-  using Acc = double;  // PyTorch's CPU dist_acctype<float>
-  static constexpr int kDigits = 24;
-  static float from(double v) { return static_cast<float>(v); }
-  static double to_double(float v) { return v; }
-};
-template <>
-struct Floating<double> {
-  using Acc = double;
-  static constexpr int kDigits = 53;
-  static double from(double v) { return v; }
-  static double to_double(double v) { return v; }
-};
 
 /// Calls f(TypeTag<T>{}) for the floating dtypes (complex: pass the component dtype).
 template <class F>
@@ -157,20 +125,6 @@ void for_each_offset(IntArrayRef sizes, IntArrayRef strides, F&& f) {
 /// The floating tensor t's elements as doubles, in logical order (t broadcast to `sizes`
 /// with `strides`, 0 for broadcast dimensions).
 std::vector<double> read_floating(const Tensor& t, IntArrayRef sizes, IntArrayRef strides);
-
-/// A uniform number in [0, 1) with `digits` random bits from one or two words (PyTorch's
-/// uniform_real: the low bits, scaled by 2^-digits).
-template <int kDigits>
-inline double unit_uniform(const uint32_t* w) {
-  if constexpr (kDigits <= 32) {
-    constexpr uint32_t kMask = static_cast<uint32_t>((uint64_t{1} << kDigits) - 1);
-    return static_cast<double>(w[0] & kMask) * (1.0 / static_cast<double>(uint64_t{1} << kDigits));
-  } else {
-    const uint64_t v = (static_cast<uint64_t>(w[1]) << 32) | w[0];
-    constexpr uint64_t kMask = (uint64_t{1} << kDigits) - 1;
-    return static_cast<double>(v & kMask) * (1.0 / static_cast<double>(uint64_t{1} << kDigits));
-  }
-}
 
 /// Two words as one 64-bit number.
 inline uint64_t word64(const uint32_t* w) { return (static_cast<uint64_t>(w[1]) << 32) | w[0]; }

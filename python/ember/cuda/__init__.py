@@ -17,7 +17,6 @@ from ember.cuda import amp  # noqa: F401
 from ember.errors import NOT_COMPILED, NotCompiledError
 
 _BUILT = _C._cuda_built()
-_seed = None  # the seed manual_seed() asked for (there are no CUDA random kernels yet)
 
 
 def _no_cuda(*args, **kwargs):
@@ -74,15 +73,15 @@ def get_arch_list() -> list:
 
 
 def manual_seed(seed) -> None:
-    """Seeds the current CUDA device's generator (kept: Ember has no CUDA random kernels yet)."""
-    global _seed
-    _seed = builtins.int(seed)
+    """Seeds CUDA's generator (ember.manual_seed seeds it too); nothing to seed without CUDA."""
+    seed = builtins.int(seed)
+    if _BUILT:
+        _C._cuda_manual_seed(seed & ((1 << 64) - 1))
 
 
 def manual_seed_all(seed) -> None:
-    """Seeds every CUDA device's generator (kept: Ember has no CUDA random kernels yet)."""
-    global _seed
-    _seed = builtins.int(seed)
+    """Seeds CUDA's generator, which every device shares in Ember."""
+    manual_seed(seed)
 
 
 def seed() -> None:
@@ -194,7 +193,7 @@ def init() -> None:
 
 def initial_seed() -> int:
     _require()
-    return 0 if _seed is None else _seed
+    return _C._cuda_initial_seed()
 
 
 class device:
@@ -340,9 +339,9 @@ class Event:
 
 
 def _no_generator(*args, **kwargs):
-    """The CUDA generator's state: Ember has no CUDA random kernels yet."""
+    """The CUDA generator's state as a tensor: not yet in Ember."""
     _require()
-    raise NotImplementedError("ember.cuda: there is no CUDA generator yet (no CUDA random kernels)")
+    raise NotImplementedError("ember.cuda: the CUDA generator's state cannot be saved or restored yet")
 
 
 get_rng_state = set_rng_state = _no_generator
