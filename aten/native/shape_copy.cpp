@@ -1,6 +1,6 @@
 // Shape ops that copy: cat, flip, roll, repeat, tril/triu. Each builds its result from views
 // of self and copy_ (which converts dtypes and walks any strides), so they take every dtype
-// and layout the views and copy_ take.
+// and layout the views and copy_ take, on every device whose copy_ does (CPU and CUDA).
 #include <algorithm>
 
 #include "aten/TensorOperators.h"
@@ -9,13 +9,18 @@
 #include "aten/native/Reduce.h"
 #include "c10/util/Exception.h"
 #include "ember/generated/ops/arange.h"
+#include "ember/generated/ops/cat_native.h"
 #include "ember/generated/ops/empty.h"
 #include "ember/generated/ops/empty_like.h"
 #include "ember/generated/ops/flatten.h"
+#include "ember/generated/ops/flip_native.h"
+#include "ember/generated/ops/repeat_native.h"
 #include "ember/generated/ops/reshape.h"
 #include "ember/generated/ops/roll_native.h"
 #include "ember/generated/ops/slice.h"
+#include "ember/generated/ops/tril__native.h"
 #include "ember/generated/ops/tril_native.h"
+#include "ember/generated/ops/triu__native.h"
 #include "ember/generated/ops/triu_native.h"
 #include "ember/generated/ops/where.h"
 #include "ember/generated/ops/zeros.h"
@@ -81,14 +86,14 @@ void cat_into(TensorList tensors, const CatPlan& p, const Tensor& out) {
 
 }  // namespace
 
-Tensor cat_cpu(TensorList tensors, int64_t dim) {
+Tensor cat_dense(TensorList tensors, int64_t dim) {
   const CatPlan p = plan_cat(tensors, dim);
   Tensor out = ember::empty(p.sizes, TensorOptions().dtype(p.dtype).device(tensors[0].device()));
   cat_into(tensors, p, out);
   return out;
 }
 
-Tensor& cat_out_cpu(TensorList tensors, int64_t dim, Tensor& out) {
+Tensor& cat_out_dense(TensorList tensors, int64_t dim, Tensor& out) {
   const CatPlan p = plan_cat(tensors, dim);
   EMBER_CHECK_TYPE(can_cast(p.dtype, out.scalar_type()), "cat(): result type ", p.dtype,
               " can't be cast to the desired output type ", out.scalar_type());
@@ -102,7 +107,7 @@ Tensor& cat_out_cpu(TensorList tensors, int64_t dim, Tensor& out) {
   return out;
 }
 
-Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
+Tensor flip_dense(const Tensor& self, IntArrayRef dims) {
   const DimVector flipped = wrap_dims("flip", "dims", dims, self.dim());
   Tensor out = ember::empty_like(self);  // self's layout, as PyTorch's flip
   if (self.numel() == 0) return out;
@@ -121,13 +126,13 @@ Tensor flip_cpu(const Tensor& self, IntArrayRef dims) {
   return out;
 }
 
-Tensor roll_cpu(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+Tensor roll_dense(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   EMBER_CHECK(!shifts.empty(), "roll(): 'shifts' required");
   if (dims.empty()) {
     EMBER_CHECK(shifts.size() == 1, "roll(): 'shifts' and 'dims' must align when no dims are given: "
                 "expected one shift, but got ", shifts);
     const Tensor flat = ember::flatten(self, 0, -1);
-    return roll_cpu(flat, shifts, {0}).view(self.sizes());
+    return roll_dense(flat, shifts, {0}).view(self.sizes());
   }
   EMBER_CHECK(shifts.size() == dims.size(), "roll(): 'shifts' and 'dims' must align. shifts: ",
               shifts.size(), ", dims: ", dims.size());
@@ -149,7 +154,7 @@ Tensor roll_cpu(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   return out;
 }
 
-Tensor repeat_cpu(const Tensor& self, IntArrayRef repeats) {
+Tensor repeat_dense(const Tensor& self, IntArrayRef repeats) {
   const int64_t ndim = static_cast<int64_t>(repeats.size());
   EMBER_CHECK(ndim >= self.dim(), "repeat(): the number of repeats (", ndim, ") can not be smaller "
               "than the number of dimensions of self (", self.dim(), ")");
@@ -192,21 +197,21 @@ Tensor zero_like_scalar(const Tensor& self) {
 
 }  // namespace
 
-Tensor tril_cpu(const Tensor& self, int64_t diagonal) {
+Tensor tril_dense(const Tensor& self, int64_t diagonal) {
   return ember::where(triangle_mask(self, diagonal, true, "tril"), self, zero_like_scalar(self));
 }
 
-Tensor triu_cpu(const Tensor& self, int64_t diagonal) {
+Tensor triu_dense(const Tensor& self, int64_t diagonal) {
   return ember::where(triangle_mask(self, diagonal, false, "triu"), self, zero_like_scalar(self));
 }
 
-Tensor& tril__cpu(Tensor& self, int64_t diagonal) {
-  self.copy_(tril_cpu(self, diagonal));
+Tensor& tril__dense(Tensor& self, int64_t diagonal) {
+  self.copy_(tril_dense(self, diagonal));
   return self;
 }
 
-Tensor& triu__cpu(Tensor& self, int64_t diagonal) {
-  self.copy_(triu_cpu(self, diagonal));
+Tensor& triu__dense(Tensor& self, int64_t diagonal) {
+  self.copy_(triu_dense(self, diagonal));
   return self;
 }
 

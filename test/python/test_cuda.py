@@ -187,6 +187,9 @@ POINTWISE = {
     "addcmul": lambda a, b, c: ember.addcmul(a, b, c, value=0.5),
     "addcdiv": lambda a, b, c: ember.addcdiv(a, b, c.abs() + 1, value=-2),
     "div(3)": lambda a, b, c: a / 3, "sub(2, alpha)": lambda a, b, c: ember.sub(a, 2, alpha=0.5),
+    "cat": lambda a, b, c: ember.cat([a, c, a.t().contiguous().t()], 1), "flip": lambda a, b, c: a.flip(1),
+    "roll": lambda a, b, c: a.roll(2, 1), "repeat": lambda a, b, c: b.repeat(2, 3), "tril": lambda a, b, c: a.tril(),
+    "triu_": lambda a, b, c: a.clone().triu_(1),
 }
 
 

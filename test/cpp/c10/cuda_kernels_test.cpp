@@ -37,7 +37,8 @@ const std::vector<std::string> kCudaOps = {
     "aten::nll_loss_forward", "aten::nll_loss_backward", "aten::eq.Tensor", "aten::ne.Scalar", "aten::lt.Tensor",
     "aten::le.Scalar", "aten::gt.Tensor", "aten::ge.Scalar", "aten::where.self", "aten::clamp", "aten::clamp_min",
     "aten::clamp_max_", "aten::lerp_.Scalar", "aten::addcmul_", "aten::addcdiv_", "aten::div.Scalar",
-    "aten::sub_.Scalar"};
+    "aten::sub_.Scalar", "aten::uniform_", "aten::bernoulli_.float", "aten::cat", "aten::flip", "aten::roll",
+    "aten::repeat", "aten::tril", "aten::triu_"};
 
 TEST(CudaKernels, TheLibraryLoadsAndRegistersUnderTheCudaKey) {
   if (!cuda::built()) GTEST_SKIP() << "a build without CUDA";
