@@ -4,22 +4,48 @@
 /// CUDA kernels (cuda/pointwise.cu) call these, in the compute type A (float for the 16-bit
 /// floats).
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "aten/native/CpuCapability.h"
 #include "aten/native/Dispatch.h"
+#include "c10/core/Scalar.h"
 #include "c10/macros/HostDevice.h"
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
 
-/// x clamped to [lo, hi] (a missing bound is the type's extreme); a NaN bound makes every
-/// element that NaN (nan_bound), as PyTorch's. Branch-free, so the CPU loop vectorises.
+/// clamp with number bounds, as a functor of the compute type A: a missing bound is the
+/// type's extreme, so one branch-free form (selects the CPU loop vectorises) serves every
+/// call; a NaN bound makes every element that NaN, as PyTorch's.
 template <class A>
-EMBER_HOST_DEVICE A clamp_between(A x, A lo, A hi, bool nan_bound, A nan_value) {
-  A y = x < lo ? lo : x;
-  y = y > hi ? hi : y;
-  return nan_bound ? nan_value : y;
+struct ClampBounds {
+  A lo, hi;
+  bool nan_bound = false;
+  A nan_value = A(0);
+  EMBER_HOST_DEVICE A operator()(A x) const {
+    A y = x < lo ? lo : x;
+    y = y > hi ? hi : y;
+    return nan_bound ? nan_value : y;
+  }
+};
+
+/// The bounds of clamp(min, max) for element type T (ValueError naming op when a bound
+/// does not fit T); host code.
+template <class T, class A>
+ClampBounds<A> clamp_bounds(const std::optional<Scalar>& min, const std::optional<Scalar>& max, const char* op) {
+  constexpr A kLowest = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                             : std::numeric_limits<A>::lowest();
+  constexpr A kHighest = std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
+                                                              : std::numeric_limits<A>::max();
+  ClampBounds<A> b{min ? A(checked_scalar_to<T>(*min, op, "min")) : kLowest,
+                   max ? A(checked_scalar_to<T>(*max, op, "max")) : kHighest};
+  if constexpr (std::is_floating_point_v<A>) {
+    b.nan_bound = std::isnan(b.lo) || std::isnan(b.hi);
+    b.nan_value = std::isnan(b.lo) ? b.lo : b.hi;
+  }
+  return b;
 }
 
 /// PyTorch's lerp: from the nearer end, so that weight 0 and 1 give the ends exactly.

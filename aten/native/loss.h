@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "aten/native/Dispatch.h"
 #include "c10/core/Reduction.h"
 #include "c10/core/Tensor.h"
 #include "c10/macros/Export.h"
@@ -22,6 +23,20 @@ struct NllShape {
 /// Checks nll_loss's self, target ([], [N] or [N, d1, ...] of int64 or uint8, matching self)
 /// and weight (one per class, self's dtype), and returns self's walk.
 EMBER_API NllShape nll_shape(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight);
+
+/// CPU targets as int64, each checked to be a class or ignore_index (IndexError "Target t
+/// is out of bounds."); cpu/loss.cpp. A device's kernels check a host copy of theirs.
+EMBER_API Tensor nll_targets(const Tensor& target, int64_t classes, int64_t ignore_index);
+
+/// Calls f(TypeTag<T>{}) for the dtypes the nll_loss kernels take (float32, float64);
+/// NotImplementedError naming op otherwise.
+template <class F>
+void dispatch_loss_type(ScalarType dt, const char* op, F&& f) {
+  EMBER_CHECK_NOT_IMPLEMENTED(dt == ScalarType::Float || dt == ScalarType::Double, op,
+                              "(): not implemented for dtype ", dt);
+  if (dt == ScalarType::Float) f(TypeTag<float>{});
+  else f(TypeTag<double>{});
+}
 
 /// Checks nll_loss_backward's grad_output (target's shape unreduced, one element reduced)
 /// and the dtypes of grad_output and total_weight (self's).

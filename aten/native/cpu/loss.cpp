@@ -14,28 +14,16 @@
 
 namespace ember::native {
 EMBER_CPU_NAMESPACE_BEGIN
-namespace {
 
-// The targets as int64, each checked to be a class or ignore_index.
 Tensor nll_targets(const Tensor& target, int64_t classes, int64_t ignore_index) {
+  EMBER_INTERNAL_ASSERT(target.device().is_cpu(), "nll_targets(): the targets are checked on the host");
   Tensor t = target.to(ScalarType::Long).contiguous();
   const int64_t* p = static_cast<const int64_t*>(t.data_ptr());
   for (int64_t i = 0; i < t.numel(); ++i) {
-    EMBER_CHECK_INDEX(p[i] == ignore_index || (p[i] >= 0 && p[i] < classes), "Target ", p[i],
-                      " is out of bounds.");
+    EMBER_CHECK_INDEX(p[i] == ignore_index || (p[i] >= 0 && p[i] < classes), "Target ", p[i], " is out of bounds.");
   }
   return t;
 }
-
-template <class F>
-void dispatch_loss_type(ScalarType dt, const char* op, F&& f) {
-  EMBER_CHECK_NOT_IMPLEMENTED(dt == ScalarType::Float || dt == ScalarType::Double, op,
-                              "(): not implemented for dtype ", dt);
-  if (dt == ScalarType::Float) f(TypeTag<float>{});
-  else f(TypeTag<double>{});
-}
-
-}  // namespace
 
 std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor& target,
                                                 const std::optional<Tensor>& weight, int64_t reduction,

@@ -81,21 +81,8 @@ void clamp_scalar_run(const char* name, const Tensor& self, const std::optional<
       not_implemented(name, compute);
       return [](A x) { return x; };
     } else {
-      // A missing bound is the type's extreme, so one branch-free form (selects the loop
-      // vectorises) serves every call; a NaN bound makes every element NaN.
-      constexpr A kLowest = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
-                                                                 : std::numeric_limits<A>::lowest();
-      constexpr A kHighest = std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
-                                                                  : std::numeric_limits<A>::max();
-      const A lo = min ? A(checked_scalar_to<T>(*min, name, "min")) : kLowest;
-      const A hi = max ? A(checked_scalar_to<T>(*max, name, "max")) : kHighest;
-      bool nan_bound = false;
-      A nan_value = A(0);
-      if constexpr (std::is_floating_point_v<A>) {
-        nan_bound = std::isnan(lo) || std::isnan(hi);
-        nan_value = std::isnan(lo) ? lo : hi;
-      }
-      return [lo, hi, nan_bound, nan_value](A x) { return clamp_between<A>(x, lo, hi, nan_bound, nan_value); };
+      const ClampBounds<A> f = clamp_bounds<T, A>(min, max, name);
+      return [f](A x) { return f(x); };
     }
   });
 }

@@ -20,25 +20,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// The targets as int64 on the device, each checked (on the host) to be a class or ignore_index.
-Tensor nll_targets(const Tensor& target, int64_t classes, int64_t ignore_index) {
-  const Tensor t = target.to(ScalarType::Long).contiguous();
-  const Tensor host = t.cpu();
-  const int64_t* p = static_cast<const int64_t*>(host.data_ptr());
-  for (int64_t i = 0; i < host.numel(); ++i) {
-    EMBER_CHECK_INDEX(p[i] == ignore_index || (p[i] >= 0 && p[i] < classes), "Target ", p[i], " is out of bounds.");
-  }
-  return t;
-}
-
-template <class F>
-void dispatch_loss_type(ScalarType dt, const char* op, F&& f) {
-  EMBER_CHECK_NOT_IMPLEMENTED(dt == ScalarType::Float || dt == ScalarType::Double, op,
-                              "(): not implemented for dtype ", dt);
-  if (dt == ScalarType::Float) f(TypeTag<float>{});
-  else f(TypeTag<double>{});
-}
-
 template <class T>
 __global__ void nll_terms(const T* x, const int64_t* target, const T* weight, T* loss, T* wsum, NllShape sh,
                           int64_t ignore_index) {
@@ -81,7 +62,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cuda(const Tensor& self, const Tenso
   if (has_w) cuda::check_same_device("nll_loss", {&self, &target, &*weight});
   else cuda::check_same_device("nll_loss", {&self, &target});
   cuda::DeviceGuard guard(self.device());
-  const Tensor t = nll_targets(target, sh.c, ignore_index);
+  const Tensor t = nll_targets(target.cpu(), sh.c, ignore_index).to(self.device());
   const Tensor x = self.contiguous();
   const Tensor w = has_w ? weight->contiguous() : Tensor();
   Tensor loss = ember::empty({sh.n * sh.s}, self.options());
@@ -116,7 +97,7 @@ Tensor nll_loss_backward_cuda(const Tensor& grad_output, const Tensor& self, con
   const bool has_w = weight && weight->defined();
   cuda::check_same_device("nll_loss_backward", {&grad_output, &self, &target, &total_weight});
   cuda::DeviceGuard guard(self.device());
-  const Tensor t = nll_targets(target, sh.c, ignore_index);
+  const Tensor t = nll_targets(target.cpu(), sh.c, ignore_index).to(self.device());
   const Tensor w = has_w ? weight->contiguous() : Tensor();
   const Tensor g = grad_output.contiguous();
   const Tensor total = total_weight.to(self.scalar_type()).contiguous();

@@ -19,13 +19,6 @@ namespace {
 using cuda::OpMath;
 
 template <class A>
-struct Clamp {
-  A lo, hi;
-  bool nan_bound;
-  A nan_value;
-  EMBER_HOST_DEVICE A operator()(A x) const { return clamp_between<A>(x, lo, hi, nan_bound, nan_value); }
-};
-template <class A>
 struct Where {
   EMBER_HOST_DEVICE A operator()(A c, A a, A b) const { return where_value<A>(c, a, b); }
 };
@@ -89,21 +82,9 @@ void clamp_run(const char* name, const Tensor& self, const std::optional<Scalar>
     using A = OpMath<T>;
     if constexpr (std::is_same_v<T, bool>) {
       not_implemented(name, compute);
-      return Clamp<A>{};
+      return ClampBounds<A>{};
     } else {
-      constexpr A kLowest = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
-                                                                 : std::numeric_limits<A>::lowest();
-      constexpr A kHighest = std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
-                                                                  : std::numeric_limits<A>::max();
-      const A lo = min ? A(checked_scalar_to<T>(*min, name, "min")) : kLowest;
-      const A hi = max ? A(checked_scalar_to<T>(*max, name, "max")) : kHighest;
-      bool nan_bound = false;
-      A nan_value = A(0);
-      if constexpr (std::is_floating_point_v<A>) {
-        nan_bound = std::isnan(lo) || std::isnan(hi);
-        nan_value = std::isnan(lo) ? lo : hi;
-      }
-      return Clamp<A>{lo, hi, nan_bound, nan_value};
+      return clamp_bounds<T, A>(min, max, name);
     }
   });
 }
