@@ -355,6 +355,20 @@ std::string load_kernels() {
 }
 
 bool built() { return true; }
+
+std::vector<std::string> arch_list() {
+  std::vector<std::string> out;
+  std::string archs = EMBER_CUDA_ARCHS;  // "90,80" (CMakeLists.txt)
+  for (size_t start = 0; start < archs.size();) {
+    size_t end = archs.find(',', start);
+    if (end == std::string::npos) end = archs.size();
+    std::string a = archs.substr(start, end - start);
+    a = a.substr(0, a.find('-'));  // "90-real" -> "90"
+    if (!a.empty()) out.push_back("sm_" + a);
+    start = end + 1;
+  }
+  return out;
+}
 int device_count() { return runtime().count; }
 std::string unavailable_reason() { return runtime().reason; }
 DeviceMemoryStats memory_stats(int index) { return device(index).allocator.stats(); }

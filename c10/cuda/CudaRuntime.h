@@ -5,6 +5,7 @@
 /// (c10/cuda/CudaRuntimeStub.cpp) there are no devices and built() is false.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "c10/core/Allocator.h"
 #include "c10/core/DeviceCachingAllocator.h"
@@ -15,6 +16,8 @@ namespace ember::cuda {
 
 /// Whether libember was built with the CUDA backend (EMBER_CUDA).
 EMBER_API bool built();
+/// The architectures the kernels were compiled for ("sm_90", ...; EMBER_CUDA_ARCHITECTURES).
+EMBER_API std::vector<std::string> arch_list();
 /// Opens libember_cuda.so, the CUDA kernels (Note [The CUDA library]), once; "" when it is
 /// loaded, else why not. The first device query does it when there is a device; a test may
 /// do it without one, to see the kernels registered.

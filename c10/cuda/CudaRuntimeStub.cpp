@@ -7,6 +7,7 @@
 namespace ember::cuda {
 
 bool built() { return false; }
+std::vector<std::string> arch_list() { return {}; }
 std::string load_kernels() { return unavailable_reason(); }
 int device_count() { return 0; }
 std::string unavailable_reason() { return "Ember was built without CUDA (EMBER_CUDA=OFF, or no nvcc was found)"; }

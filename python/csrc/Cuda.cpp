@@ -33,6 +33,7 @@ const Tensor& tensor_arg(py::handle h, const char* op) {
 
 void init_cuda(py::module_& m) {
   m.def("_cuda_built", &cuda::built);
+  m.def("_cuda_arch_list", &cuda::arch_list);
   m.def("_cuda_device_count", &cuda::device_count);
   m.def("_cuda_unavailable_reason", &cuda::unavailable_reason);
   m.def("_cuda_current_device", &cuda::current_device);

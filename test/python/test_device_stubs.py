@@ -77,7 +77,8 @@ CUDA_CALLS = {
 @no_gpu
 def test_cuda_module_as_torch_cpu_build(name):
     if name == "get_arch_list" and CUDA_BUILT:
-        assert ember.cuda.get_arch_list() == ["sm_90"]  # what the kernels were compiled for
+        archs = ember.cuda.get_arch_list()  # what the kernels were compiled for (default: Hopper)
+        assert archs and all(a.startswith("sm_") for a in archs), archs
         return
     same_outcome(CUDA_CALLS[name])
 

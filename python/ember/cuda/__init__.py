@@ -69,7 +69,7 @@ def is_tf32_supported() -> bool:
 
 def get_arch_list() -> list:
     """The architectures the kernels were compiled for (EMBER_CUDA_ARCHITECTURES)."""
-    return ["sm_90"] if _BUILT else []
+    return list(_C._cuda_arch_list())
 
 
 def manual_seed(seed) -> None:
