@@ -242,13 +242,14 @@ TensorIterator::TensorIterator(std::initializer_list<const Tensor*> outputs,
 }
 
 void TensorIterator::serial_for_each(const Loop2d& loop, int64_t begin, int64_t end) const {
+  if (begin >= end) return;  // nothing to walk (an empty iterator has a size-0 dimension)
   const auto nt = static_cast<size_t>(ntensors_);
   std::array<int64_t, 2 * kMaxOperands> data_strides{};
   std::array<char*, kMaxOperands> base{}, ptrs{};
   for (size_t k = 0; k < nt; ++k) base[k] = static_cast<char*>(operands_[k]->impl()->data());
   const size_t ndim = shape_.size();
   if (ndim == 0) {
-    if (begin < end) loop(base.data(), data_strides.data(), 1, 1);
+    loop(base.data(), data_strides.data(), 1, 1);
     return;
   }
   for (size_t k = 0; k < nt; ++k) {

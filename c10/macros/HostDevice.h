@@ -6,3 +6,10 @@
 #else
 #define EMBER_HOST_DEVICE
 #endif
+
+/// Unrolls the loop that follows under nvcc (a host compiler would warn about the pragma).
+#if defined(__CUDACC__)
+#define EMBER_UNROLL _Pragma("unroll")
+#else
+#define EMBER_UNROLL
+#endif

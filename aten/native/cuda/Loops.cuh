@@ -11,6 +11,7 @@
 #include "aten/native/Dispatch.h"
 #include "aten/native/TensorIterator.h"
 #include "aten/native/cuda/CudaUtils.h"
+#include "aten/native/cuda/OffsetCalc.h"
 #include "c10/macros/HostDevice.h"
 #include "c10/util/Exception.h"
 #include "c10/util/Half.h"
@@ -25,44 +26,10 @@ namespace ember::native::cuda {
 //  - Otherwise each thread turns its linear index into per-operand offsets, dividing by the
 //    sizes in 32-bit arithmetic when the tensor has fewer than 2^31 elements.
 //  - 16-bit floats compute in float (OpMath) and round once on store, as on the CPU.
-inline constexpr int kMaxDims = 16;
 inline constexpr int kThreads = 256;
 
 template <class T>
 using OpMath = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
-
-/// Per-operand byte offsets of a linear index over the iterator's shape.
-template <int N, class Index>
-struct OffsetCalc {
-  int dims = 0;
-  Index sizes[kMaxDims];
-  Index strides[kMaxDims][N];
-
-  __device__ void get(Index linear, Index (&off)[N]) const {
-#pragma unroll
-    for (int k = 0; k < N; ++k) off[k] = 0;
-    for (int d = 0; d < dims; ++d) {
-      const Index i = linear % sizes[d];
-      linear /= sizes[d];
-#pragma unroll
-      for (int k = 0; k < N; ++k) off[k] += i * strides[d][k];
-    }
-  }
-};
-
-template <int N, class Index>
-OffsetCalc<N, Index> offset_calc(const TensorIterator& it, const char* op) {
-  OffsetCalc<N, Index> c;
-  const IntArrayRef shape = it.shape();
-  EMBER_CHECK(shape.size() <= static_cast<size_t>(kMaxDims), op, "(): CUDA kernels take at most ", kMaxDims,
-              " dimensions after merging, but the operands need ", shape.size());
-  c.dims = static_cast<int>(shape.size());
-  for (int d = 0; d < c.dims; ++d) {
-    c.sizes[d] = static_cast<Index>(shape[static_cast<size_t>(d)]);
-    for (int k = 0; k < N; ++k) c.strides[d][k] = static_cast<Index>(it.strides(k)[static_cast<size_t>(d)]);
-  }
-  return c;
-}
 
 template <class T, int V>
 struct alignas(sizeof(T) * V) Pack {
@@ -155,12 +122,7 @@ void launch(const TensorIterator& it, const F& f, const char* op) {
   }
   const auto blocks = static_cast<unsigned>((n + kThreads - 1) / kThreads);
   // 32-bit index arithmetic when the elements and every operand's furthest byte fit.
-  bool fits32 = n < (int64_t{1} << 31);
-  for (int k = 0; k <= NIN && fits32; ++k) {
-    int64_t span = 0;
-    for (size_t d = 0; d < it.shape().size(); ++d) span += (it.shape()[d] - 1) * it.strides(k)[d];
-    fits32 = span < (int64_t{1} << 32) - 16;
-  }
+  const bool fits32 = fits_32bit(it, NIN + 1);
   if (fits32) {
     strided_kernel<Out, In, NIN, uint32_t><<<blocks, kThreads, 0, stream>>>(
         static_cast<uint32_t>(n), offset_calc<NIN + 1, uint32_t>(it, op), data, f);
