@@ -59,17 +59,10 @@ struct Cudart {
 const Cudart& cudart() {
   static const Cudart* c = [] {
     auto* r = new Cudart;
-    void* h = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
-    Dl_info info{};
-    if (!h && dladdr(reinterpret_cast<void*>(&device_count), &info) && info.dli_fname) {
-      // An installed ember package: the nvidia-cuda-runtime wheel beside it.
-      std::string dir = info.dli_fname;
-      dir = dir.substr(0, dir.find_last_of('/') + 1);
-      h = dlopen((dir + "../nvidia/cu13/lib/libcudart.so.13").c_str(), RTLD_NOW | RTLD_LOCAL);
-    }
+    std::string tried;
+    void* h = open_nvidia_library("libcudart.so.13", &tried);
     if (!h) {
-      const char* e = dlerror();
-      r->error = std::string("the CUDA runtime (libcudart.so.13) was not found: ") + (e ? e : "");
+      r->error = "the CUDA runtime (libcudart.so.13) was not found (tried " + tried + ")";
       return r;
     }
     auto get = [&](auto& fn, const char* name) {
@@ -337,13 +330,32 @@ struct Event {
 // the first time a device is found (runtime(), above). libember itself stays loadable where
 // there is no CUDA runtime (Note [Loading cudart]); the factories and copies' allocator,
 // streams and events are libember's.
+namespace {
+// The folder libember.so was loaded from ("" if unknown), with its trailing slash.
+std::string libember_dir() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&libember_dir), &info) || !info.dli_fname) return "";
+  const std::string path = info.dli_fname;
+  return path.substr(0, path.find_last_of('/') + 1);
+}
+}  // namespace
+
+void* open_nvidia_library(const char* soname, std::string* tried) {
+  void* h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+  *tried = soname;
+  const std::string dir = libember_dir();
+  if (!h && !dir.empty()) {
+    const std::string wheel = dir + "../nvidia/cu13/lib/" + soname;
+    h = dlopen(wheel.c_str(), RTLD_NOW | RTLD_LOCAL);
+    *tried += ", " + wheel;
+  }
+  return h;
+}
+
 std::string load_kernels() {
   static const std::string error = [] {
-    Dl_info info{};
-    if (!dladdr(reinterpret_cast<void*>(&load_kernels), &info) || !info.dli_fname)
-      return std::string("the CUDA kernels could not be loaded: libember's own path is unknown");
-    std::string dir = info.dli_fname;
-    dir = dir.substr(0, dir.find_last_of('/') + 1);
+    const std::string dir = libember_dir();
+    if (dir.empty()) return std::string("the CUDA kernels could not be loaded: libember's own path is unknown");
     const std::string path = dir + "libember_cuda.so";
     if (!dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
       const char* e = dlerror();

@@ -18,6 +18,10 @@ namespace ember::cuda {
 EMBER_API bool built();
 /// The architectures the kernels were compiled for ("sm_90", ...; EMBER_CUDA_ARCHITECTURES).
 EMBER_API std::vector<std::string> arch_list();
+/// Opens one of NVIDIA's libraries by soname (libcudart.so.13, libcublas.so.13): on the
+/// loader's path, else in the nvidia wheels' folder beside an installed ember package
+/// (site-packages/nvidia/cu13/lib). Null when neither has it; *tried lists where it looked.
+EMBER_API void* open_nvidia_library(const char* soname, std::string* tried);
 /// Opens libember_cuda.so, the CUDA kernels (Note [The CUDA library]), once; "" when it is
 /// loaded, else why not. The first device query does it when there is a device; a test may
 /// do it without one, to see the kernels registered.

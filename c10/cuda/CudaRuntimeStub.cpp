@@ -9,6 +9,10 @@ namespace ember::cuda {
 bool built() { return false; }
 std::vector<std::string> arch_list() { return {}; }
 std::string load_kernels() { return unavailable_reason(); }
+void* open_nvidia_library(const char* soname, std::string* tried) {
+  *tried = soname;
+  return nullptr;
+}
 int device_count() { return 0; }
 std::string unavailable_reason() { return "Ember was built without CUDA (EMBER_CUDA=OFF, or no nvcc was found)"; }
 

@@ -51,16 +51,8 @@ struct Cublas {
 const Cublas& cublas() {
   static const Cublas* c = [] {
     auto* r = new Cublas;
-    void* h = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
-    std::string tried = "libcublas.so.13";
-    Dl_info info{};
-    if (!h && dladdr(reinterpret_cast<void*>(&cublas), &info) && info.dli_fname) {
-      std::string dir = info.dli_fname;
-      dir = dir.substr(0, dir.find_last_of('/') + 1);
-      const std::string wheel = dir + "../nvidia/cu13/lib/libcublas.so.13";
-      h = dlopen(wheel.c_str(), RTLD_NOW | RTLD_LOCAL);
-      tried += ", " + wheel;
-    }
+    std::string tried;
+    void* h = ember::cuda::open_nvidia_library("libcublas.so.13", &tried);
     if (!h) {
       r->error = "cuBLAS was not found (tried " + tried + "); install the nvidia-cublas wheel (13.x) or put its "
                  "lib folder on LD_LIBRARY_PATH";
